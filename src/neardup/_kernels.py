@@ -1,0 +1,347 @@
+"""Compiled hot loops (numba). The only module with per-element loops; everything else calls these.
+
+The feature hash (part of the fingerprint contract, :data:`neardup.config.FINGERPRINT_VERSION`):
+a feature is a sequence of Unicode code points; ``h = 0xcbf29ce484222325``; for each code point
+``c``: ``h = (h ^ c) * 0x100000001b3 mod 2**64`` (FNV-1a over code points, not bytes); then the
+MurmurHash3 ``fmix64`` finaliser, so that every output bit depends on every input bit.
+A word shingle is hashed as its words joined by one space (U+0020).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import types
+from numba.extending import intrinsic
+
+FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+FNV_PRIME = np.uint64(0x100000001B3)
+_M1 = np.uint64(0xFF51AFD7ED558CCD)
+_M2 = np.uint64(0xC4CEB9FE1A85EC53)
+_S33 = np.uint64(33)
+SEP = 0  # code point that separates tokens in a token buffer
+
+
+@intrinsic
+def popcount64(typingctx, x):
+    """Number of set bits of a uint64, compiled to the CPU's popcount instruction."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@numba.njit(inline="always")
+def fmix64(h):
+    h ^= h >> _S33
+    h *= _M1
+    h ^= h >> _S33
+    h *= _M2
+    h ^= h >> _S33
+    return h
+
+
+@numba.njit(inline="always")
+def _fnv_step(h, c):
+    return (h ^ np.uint64(c)) * FNV_PRIME
+
+
+@numba.njit(cache=True, nogil=True)
+def hash_codepoints(cps: np.ndarray) -> np.uint64:
+    """The feature hash of one feature given as code points."""
+    h = FNV_OFFSET
+    for i in range(cps.shape[0]):
+        h = _fnv_step(h, cps[i])
+    return fmix64(h)
+
+
+@numba.njit(cache=True, nogil=True)
+def char_ngram_hashes(cps: np.ndarray, offsets: np.ndarray, n: int):
+    """Hashes of every character n-gram of every document.
+
+    Document ``d`` is ``cps[offsets[d]:offsets[d+1]]``. A document shorter than ``n`` gives one
+    feature (the whole text); an empty one gives none. Returns ``(hashes, hash_offsets)``.
+    """
+    ndocs = offsets.shape[0] - 1
+    out_off = np.empty(ndocs + 1, np.int64)
+    out_off[0] = 0
+    for d in range(ndocs):
+        length = offsets[d + 1] - offsets[d]
+        if length == 0:
+            count = 0
+        elif length < n:
+            count = 1
+        else:
+            count = length - n + 1
+        out_off[d + 1] = out_off[d] + count
+    hashes = np.empty(out_off[ndocs], np.uint64)
+    for d in range(ndocs):
+        start = offsets[d]
+        length = offsets[d + 1] - start
+        width = min(n, length)
+        base = out_off[d]
+        for j in range(out_off[d + 1] - base):
+            h = FNV_OFFSET
+            for c in range(width):
+                h = _fnv_step(h, cps[start + j + c])
+            hashes[base + j] = fmix64(h)
+    return hashes, out_off
+
+
+@numba.njit(cache=True, nogil=True)
+def token_hashes(cps: np.ndarray, offsets: np.ndarray, is_word: np.ndarray, shingle: int):
+    """Hashes of the word tokens (``shingle == 1``) or word shingles of every document.
+
+    Each document is a run of tokens separated by ``SEP`` code points. Tokens with no word
+    character (``is_word[cp]`` for some code point; code points beyond the table count as word
+    characters) are dropped. A shingle of ``n`` words is hashed as the words joined by a space;
+    a document with fewer than ``n`` words gives one shingle of all its words.
+    """
+    ndocs = offsets.shape[0] - 1
+    total = offsets[ndocs]
+    starts = np.empty(total + 1, np.int64)
+    ends = np.empty(total + 1, np.int64)
+    tok_off = np.empty(ndocs + 1, np.int64)
+    tok_off[0] = 0
+    ntok = 0
+    table = is_word.shape[0]
+    for d in range(ndocs):
+        i = offsets[d]
+        stop = offsets[d + 1]
+        while i < stop:
+            j = i
+            word = False
+            while j < stop and cps[j] != SEP:
+                c = cps[j]
+                if c >= table or is_word[c]:
+                    word = True
+                j += 1
+            if word:
+                starts[ntok] = i
+                ends[ntok] = j
+                ntok += 1
+            i = j + 1
+        tok_off[d + 1] = ntok
+    out_off = np.empty(ndocs + 1, np.int64)
+    out_off[0] = 0
+    for d in range(ndocs):
+        k = tok_off[d + 1] - tok_off[d]
+        if k == 0:
+            cnt = 0
+        elif k < shingle:
+            cnt = 1
+        else:
+            cnt = k - shingle + 1
+        out_off[d + 1] = out_off[d] + cnt
+    hashes = np.empty(out_off[ndocs], np.uint64)
+    for d in range(ndocs):
+        t0 = tok_off[d]
+        k = tok_off[d + 1] - t0
+        width = min(shingle, k)
+        for s in range(out_off[d + 1] - out_off[d]):
+            h = FNV_OFFSET
+            for w in range(width):
+                if w > 0:
+                    h = _fnv_step(h, 32)
+                t = t0 + s + w
+                for p in range(starts[t], ends[t]):
+                    h = _fnv_step(h, cps[p])
+            hashes[out_off[d] + s] = fmix64(h)
+    return hashes, out_off
+
+
+@numba.njit(cache=True, nogil=True)
+def _accumulate(acc: np.ndarray, h: np.uint64, w: float) -> None:
+    for b in range(64):
+        if (h >> np.uint64(b)) & np.uint64(1):
+            acc[b] += w
+        else:
+            acc[b] -= w
+
+
+@numba.njit(cache=True, nogil=True)
+def _sign_bits(acc: np.ndarray) -> np.uint64:
+    fp = np.uint64(0)
+    for b in range(64):
+        if acc[b] > 0:
+            fp |= np.uint64(1) << np.uint64(b)
+    return fp
+
+
+@numba.njit(cache=True, nogil=True)
+def simhash_counts(hashes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """SimHash with weight 1 per occurrence (term-frequency weighting), exact integer arithmetic.
+
+    Bit ``b`` is set when more feature occurrences have bit ``b`` set than clear; a tie gives 0.
+    """
+    ndocs = offsets.shape[0] - 1
+    out = np.zeros(ndocs, np.uint64)
+    ones = np.zeros(64, np.int64)
+    for d in range(ndocs):
+        ones[:] = 0
+        lo = offsets[d]
+        hi = offsets[d + 1]
+        for i in range(lo, hi):
+            h = hashes[i]
+            for b in range(64):
+                ones[b] += (h >> np.uint64(b)) & np.uint64(1)
+        total = hi - lo
+        fp = np.uint64(0)
+        for b in range(64):
+            if 2 * ones[b] > total:
+                fp |= np.uint64(1) << np.uint64(b)
+        out[d] = fp
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def simhash_weighted(hashes: np.ndarray, weights: np.ndarray, offsets: np.ndarray, unique: bool):
+    """SimHash with a weight per feature occurrence (``unique``: each distinct hash once, weight 1).
+
+    Bit ``b`` is set when the summed weight of features with bit ``b`` set exceeds that of features
+    with it clear (a tie gives 0).
+    """
+    ndocs = offsets.shape[0] - 1
+    out = np.zeros(ndocs, np.uint64)
+    acc = np.zeros(64, np.float64)
+    for d in range(ndocs):
+        acc[:] = 0.0
+        lo = offsets[d]
+        hi = offsets[d + 1]
+        if unique:
+            hs = np.sort(hashes[lo:hi])
+            for i in range(hs.shape[0]):
+                if i == 0 or hs[i] != hs[i - 1]:
+                    _accumulate(acc, hs[i], 1.0)
+        else:
+            for i in range(lo, hi):
+                _accumulate(acc, hashes[i], weights[i])
+        out[d] = _sign_bits(acc)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def popcount_xor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = np.empty(a.shape[0], np.int16)
+    for i in range(a.shape[0]):
+        out[i] = popcount64(a[i] ^ b[i])
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def popcount_against(fps: np.ndarray, q: np.uint64) -> np.ndarray:
+    out = np.empty(fps.shape[0], np.int16)
+    for i in range(fps.shape[0]):
+        out[i] = popcount64(fps[i] ^ q)
+    return out
+
+
+# -- permuted-table Hamming search -----------------------------------------------------------
+
+
+@numba.njit(inline="always")
+def _first_table(x, masks) -> int:
+    """Index of the first table whose key bits all agree for a pair with xor ``x``."""
+    for t in range(masks.shape[0]):
+        if (x & masks[t]) == 0:
+            return t
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow(arr, size):
+    out = np.empty(max(size, 2 * arr.shape[0]), arr.dtype)
+    out[: arr.shape[0]] = arr
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _scan_runs(vals, order, keys_sorted, table, masks, k, left, right, dist, fill):
+    n = vals.shape[0]
+    count = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        key = keys_sorted[i]
+        while j < n and keys_sorted[j] == key:
+            j += 1
+        for p in range(i, j - 1):
+            fa = vals[p]
+            for q in range(p + 1, j):
+                x = fa ^ vals[q]
+                d = popcount64(x)
+                if d <= k and _first_table(x, masks) == table:
+                    if fill:
+                        a = order[p]
+                        b = order[q]
+                        left[count] = min(a, b)
+                        right[count] = max(a, b)
+                        dist[count] = d
+                    count += 1
+        i = j
+    return count
+
+
+@numba.njit(cache=True, nogil=True)
+def scan_table_pairs(fps, order, keys_sorted, table, masks, k):
+    """All pairs within ``k`` among fingerprints that share a key in ``table``.
+
+    ``order`` sorts ``fps`` by key (``keys_sorted`` are the sorted keys). A pair is emitted only
+    by the first table in which it shares a key, so each pair comes out once over all tables.
+    Two passes (count, then fill) keep the inner loop free of allocation.
+    """
+    n = order.shape[0]
+    vals = np.empty(n, np.uint64)  # fingerprints in key order: the inner loop reads them in sequence
+    for p in range(n):
+        vals[p] = fps[order[p]]
+    none64 = np.empty(0, np.int64)
+    count = _scan_runs(vals, order, keys_sorted, table, masks, k, none64, none64,
+                       np.empty(0, np.int16), False)
+    left = np.empty(count, np.int64)
+    right = np.empty(count, np.int64)
+    dist = np.empty(count, np.int16)
+    _scan_runs(vals, order, keys_sorted, table, masks, k, left, right, dist, True)
+    return left, right, dist
+
+
+@numba.njit(cache=True, nogil=True)
+def query_tables(keys, positions, fps, alive, masks, q, k, out_pos, out_dist, count):
+    """Online query of one segment: sorted per-table ``keys`` with global ``positions``."""
+    for t in range(masks.shape[0]):
+        key = q & masks[t]
+        row = keys[t]
+        lo = np.searchsorted(row, key, side="left")
+        hi = np.searchsorted(row, key, side="right")
+        for s in range(lo, hi):
+            p = positions[t, s]
+            if not alive[p]:
+                continue
+            x = fps[p] ^ q
+            d = popcount64(x)
+            if d <= k and _first_table(x, masks) == t:
+                if count == out_pos.shape[0]:
+                    out_pos = _grow(out_pos, count + 1)
+                    out_dist = _grow(out_dist, count + 1)
+                out_pos[count] = p
+                out_dist[count] = d
+                count += 1
+    return out_pos, out_dist, count
+
+
+@numba.njit(cache=True, nogil=True)
+def scan_linear(fps, alive, lo, hi, q, k, out_pos, out_dist, count):
+    """Linear scan of positions ``[lo, hi)`` (the not-yet-tabled tail of an online index)."""
+    for p in range(lo, hi):
+        if not alive[p]:
+            continue
+        d = popcount64(fps[p] ^ q)
+        if d <= k:
+            if count == out_pos.shape[0]:
+                out_pos = _grow(out_pos, count + 1)
+                out_dist = _grow(out_dist, count + 1)
+            out_pos[count] = p
+            out_dist[count] = d
+            count += 1
+    return out_pos, out_dist, count

@@ -1,0 +1,60 @@
+"""The ``neardup`` command line: one entry point, one module per subcommand.
+
+Each subcommand module exposes ``register(subparsers)``, which adds its parser and sets
+``func(args) -> int``. ``main(argv)`` returns the exit code, so tests call it in-process.
+Exit codes: 0 success, 1 the command ran but found a problem it reports (e.g. failed checks),
+2 bad usage or bad input (a clear message, never a traceback), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ..errors import NeardupError
+
+# Subcommand modules, imported lazily so `neardup dedup` never imports FastAPI or pyspark.
+_SUBCOMMANDS = ("dedup", "compare", "index", "serve", "spark", "eval")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="neardup",
+        description="Find and remove near-duplicate text (Chinese and English).",
+    )
+    parser.add_argument("--version", action="version", version=f"neardup {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"neardup.cli.{name}_cmd")
+        except ModuleNotFoundError as exc:  # a subcommand module not written yet
+            if exc.name == f"neardup.cli.{name}_cmd":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except NeardupError as exc:
+        print(f"neardup: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("neardup: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""``neardup dedup INPUT -o OUTDIR``: deduplicate a file, write kept records, clusters and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..cluster import KEEP_RULES
+from ..config import FINGERPRINT_VERSION
+from ..dedup import DedupResult, cluster_result, dedup_with
+from ..errors import InputError
+from ..io import FORMATS, ON_ERROR, Record, RecordReader, Skipped, kept_name, write_kept
+from ..methods import create
+from ..pairs import METHODS
+from .options import add_method_options, method_options
+
+CHUNK = 100_000
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "dedup",
+        help="remove near-duplicates from a file",
+        description="Deduplicate INPUT (JSONL[.gz|.zst], CSV, TSV, Parquet or text, one document "
+        "per line) and write OUTDIR/kept.<ext>, clusters.csv, summary.json (and skipped.jsonl, "
+        "pairs.csv when there are any / asked for).",
+    )
+    p.add_argument("input", help="input file")
+    p.add_argument("-o", "--output", required=True, help="output directory (created if missing)")
+    p.add_argument("--format", choices=FORMATS, help="input format (default: from the file name)")
+    p.add_argument("--text-field", default="text", help="field/column holding the text (default: text)")
+    p.add_argument("--id-field", help="field/column holding the id (default: the record number)")
+    p.add_argument("--keep", choices=KEEP_RULES, default="first",
+                   help="which member of a cluster is kept (default: first)")
+    p.add_argument("--on-error", choices=ON_ERROR, default="fail",
+                   help="bad records: fail with an error naming them, or skip and count them")
+    p.add_argument("--pairs", action="store_true", help="also write the verified pairs (pairs.csv)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_method_options(p)
+    p.set_defaults(func=run)
+
+
+def prepare_output(path: str) -> Path:
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a directory", source=str(out))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".neardup-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"cannot write the output directory ({exc.strerror})", source=str(out)) from None
+    return out
+
+
+def progress(quiet: bool, desc: str):
+    from tqdm import tqdm
+
+    return tqdm(desc=desc, unit=" docs", unit_scale=True, file=sys.stderr,
+                disable=quiet or not sys.stderr.isatty(), mininterval=0.5)
+
+
+def read_all(reader: RecordReader, method: Any, *, quiet: bool):
+    """Read every record; for streaming methods, fingerprint in chunks and drop the texts."""
+    ids: list[str] = []
+    numbers: list[int] = []
+    lengths: list[int] = []
+    texts: list[str] = []
+    skipped: list[Skipped] = []
+    seen: dict[str, int] = {}
+    streaming = hasattr(method, "pairs_from_fingerprints") and method.config.verify is None
+    fp_parts: list[np.ndarray] = []
+    chunk: list[str] = []
+    bar = progress(quiet, "reading")
+    for item in reader:
+        bar.update(1)
+        if isinstance(item, Skipped):
+            skipped.append(item)
+            continue
+        rec: Record = item
+        if rec.id in seen:
+            if reader.on_error == "fail":
+                raise InputError(f"duplicate id {rec.id!r} (first at record {seen[rec.id]})",
+                                 source=reader.source, record=rec.number)
+            skipped.append(Skipped(rec.number, rec.id, "duplicate_id",
+                                   f"id already used by record {seen[rec.id]}"))
+            continue
+        seen[rec.id] = rec.number
+        ids.append(rec.id)
+        numbers.append(rec.number)
+        lengths.append(len(rec.text))
+        (chunk if streaming else texts).append(rec.text)
+        if streaming and len(chunk) >= CHUNK:
+            fp_parts.append(method.fingerprint_many(chunk))
+            chunk = []
+    if streaming and chunk:
+        fp_parts.append(method.fingerprint_many(chunk))
+    bar.close()
+    fps = np.concatenate(fp_parts) if fp_parts else (np.empty(0, np.uint64) if streaming else None)
+    return ids, numbers, np.array(lengths, np.int64), texts, skipped, fps
+
+
+def run(args: argparse.Namespace) -> int:
+    t_start = time.perf_counter()
+    timings: dict[str, float] = {}
+    options = method_options(args)
+    method = create(args.method, **options)
+    reader = RecordReader(args.input, text_field=args.text_field, id_field=args.id_field,
+                          fmt=args.format, on_error=args.on_error)
+    out = prepare_output(args.output)
+
+    t0 = time.perf_counter()
+    ids, numbers, lengths, texts, skipped, fps = read_all(reader, method, quiet=args.quiet)
+    timings["read" if fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
+
+    if fps is not None:
+        t0 = time.perf_counter()
+        pairs = method.pairs_from_fingerprints(fps)
+        timings["find_pairs"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        result = cluster_result(method.name, pairs, len(ids), keep=args.keep, lengths=lengths,
+                                fingerprints=fps)
+        timings["cluster"] = time.perf_counter() - t0
+    else:
+        result = dedup_with(method, texts, keep=args.keep, lengths=lengths)
+        timings.update(result.timings)
+        del texts
+
+    t0 = time.perf_counter()
+    rep = result.clusters.representative
+    is_rep = rep == np.arange(len(rep))
+    kept_numbers = set(np.asarray(numbers, np.int64)[is_rep].tolist())
+    kept_path = out / kept_name(reader)
+    written = _atomic(kept_path, lambda p: write_kept(reader, p, kept_numbers))
+    _atomic(out / "clusters.csv", lambda p: write_clusters(p, ids, result))
+    if skipped:
+        _atomic(out / "skipped.jsonl", lambda p: write_skipped(p, skipped))
+    if args.pairs:
+        _atomic(out / "pairs.csv", lambda p: write_pairs(p, ids, result))
+    timings["write"] = time.perf_counter() - t0
+    timings["total"] = time.perf_counter() - t_start
+
+    summary = build_summary(args, method, reader, ids, skipped, result, written, kept_path, timings)
+    _atomic(out / "summary.json",
+            lambda p: p.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n"))
+    if not args.quiet:
+        c = summary["counts"]
+        print(
+            f"neardup: {c['records_read']} records: {c['kept']} kept, {c['duplicates_removed']} "
+            f"duplicates removed in {c['duplicate_clusters']} clusters, {c['skipped']} skipped; "
+            f"{timings['total']:.1f}s -> {out}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _atomic(path: Path, write):
+    tmp = path.with_name(".partial-" + path.name)  # same suffix: compression follows the name
+    result = write(tmp)
+    os.replace(tmp, path)
+    return result
+
+
+def write_clusters(path: Path, ids: list[str], result: DedupResult) -> None:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    c = result.clusters
+    ids_arr = pa.array(ids, pa.string())
+    is_rep = c.representative == np.arange(len(c))
+    dist = result.distance_to_representative
+    sim = result.similarity_to_representative
+    methods = np.array(METHODS + ("",), dtype=object)
+    codes = np.where(is_rep, len(METHODS), result.method_to_representative.astype(np.int64))
+    table = pa.table({
+        "id": ids_arr,
+        "cluster_id": pa.array(c.cluster_id, pa.int64()),
+        "representative_id": ids_arr.take(pa.array(c.representative, pa.int64())),
+        "distance": pa.array(dist.astype(np.int32), pa.int32(), mask=dist < 0),
+        "similarity": pa.array(sim, pa.float32(), mask=np.isnan(sim)),
+        "method": pa.array(methods[codes], pa.string()),
+    })
+    pcsv.write_csv(table, path)
+
+
+def write_skipped(path: Path, skipped: list[Skipped]) -> None:
+    import orjson
+
+    with open(path, "wb") as f:
+        for s in skipped:
+            f.write(orjson.dumps({"record": s.number, "id": s.id, "reason": s.reason,
+                                  "message": s.message}) + b"\n")
+
+
+def write_pairs(path: Path, ids: list[str], result: DedupResult) -> None:
+    import csv
+
+    p = result.pairs.sorted()
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id_a", "id_b", "method", "distance", "similarity", "evidence"])
+        for a, b, m, d, s in zip(p.left.tolist(), p.right.tolist(), p.method.tolist(),
+                                 p.distance.tolist(), p.similarity.tolist(), strict=True):
+            ev = p.evidence.get((a, b))
+            w.writerow([ids[a], ids[b], METHODS[m], "" if d < 0 else d,
+                        "" if s != s else round(s, 6), json.dumps(ev, ensure_ascii=False) if ev else ""])
+
+
+def build_summary(args, method, reader, ids, skipped, result, written, kept_path, timings) -> dict:
+    c = result.clusters
+    sizes = np.bincount(c.cluster_id) if len(c) else np.empty(0, np.int64)
+    reasons = Counter(s.reason for s in skipped)
+    config = method.config
+    params = config.to_dict() if hasattr(config, "to_dict") else _asdict(config)
+    n_read = len(ids) + len(skipped) - reasons.get("empty_file", 0)
+    return {
+        "neardup_version": __version__,
+        "fingerprint_version": FINGERPRINT_VERSION,
+        "input": str(reader.path),
+        "format": reader.format,
+        "method": method.name,
+        "parameters": params,
+        "keep": args.keep,
+        "counts": {
+            "records_read": n_read,
+            "documents": len(ids),
+            "skipped": n_read - len(ids),
+            "skipped_by_reason": dict(sorted(reasons.items())),
+            "clusters": int(c.n_clusters),
+            "duplicate_clusters": int((sizes > 1).sum()),
+            "duplicates_removed": int(c.n_duplicates),
+            "kept": int(written),
+            "pairs": len(result.pairs),
+        },
+        "accounting": "records_read = kept + duplicates_removed + skipped",
+        "outputs": {"kept": kept_path.name, "clusters": "clusters.csv",
+                    "skipped": "skipped.jsonl" if skipped else None,
+                    "pairs": "pairs.csv" if args.pairs else None},
+        "seconds": {k: round(v, 4) for k, v in timings.items()},
+    }
+
+
+def _asdict(config) -> dict:
+    import dataclasses
+
+    return dataclasses.asdict(config) if dataclasses.is_dataclass(config) else {}

@@ -1,0 +1,80 @@
+"""Method options shared by the commands that run a method (dedup, compare, spark-dedup, eval)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..config import FEATURE_KINDS, WEIGHT_KINDS, NormalizeConfig
+from ..errors import ConfigError
+
+METHOD_NAMES = ("simhash", "ngram", "paragraph", "auto")
+
+# CLI flag -> method config field; only flags the user gave are passed on
+_FLAG_FIELDS = {
+    "max_distance": "max_distance",
+    "blocks": "blocks",
+    "ngram": "ngram",
+    "features": "features",
+    "weights": "weights",
+    "idf": "idf",
+    "verify": "verify",
+    "key_length": "key_length",
+}
+
+
+def add_method_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("method options (each applies to the methods that have it)")
+    g.add_argument("--method", choices=METHOD_NAMES, default="simhash",
+                   help="simhash (long texts), ngram (short texts), paragraph (DRPKP), "
+                        "auto (by length); default: simhash")
+    g.add_argument("--max-distance", type=int, help="largest Hamming distance of a duplicate (k)")
+    g.add_argument("--blocks", type=int, help="permuted-table blocks (> max distance; default: auto)")
+    g.add_argument("--ngram", type=int, help="n of character n-grams / word shingles")
+    g.add_argument("--features", choices=FEATURE_KINDS, help="SimHash features")
+    g.add_argument("--weights", choices=WEIGHT_KINDS, help="feature weights")
+    g.add_argument("--idf", help="IDF table for tfidf: default (jieba), corpus, or a file")
+    g.add_argument("--verify", choices=("jaccard", "edit"), help="verify candidate pairs exactly")
+    g.add_argument("--threshold", type=float,
+                   help="similarity a verified pair needs (the method's own measure)")
+    g.add_argument("--key-length", type=int, help="ngram method: m of the m-gram keys")
+    g.add_argument("--remove-punctuation", action="store_true",
+                   help="normalisation: drop punctuation and symbols")
+    g.add_argument("--cjk-only", action="store_true", help="normalisation: keep only CJK characters")
+    g.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="any other option of the method's config (repeatable)")
+
+
+def method_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options the user gave, checked against the chosen method's config fields."""
+    from ..methods import config_fields
+
+    fields = config_fields(args.method)
+    given: dict[str, Any] = {}
+    for flag, name in _FLAG_FIELDS.items():
+        value = getattr(args, flag, None)
+        if value is not None:
+            given[name] = value
+    if getattr(args, "threshold", None) is not None:
+        name = "threshold" if "threshold" in fields else "min_similarity"
+        given[name] = args.threshold
+    if getattr(args, "remove_punctuation", False) or getattr(args, "cjk_only", False):
+        given["normalize"] = NormalizeConfig(
+            remove_punctuation=args.remove_punctuation, cjk_only=args.cjk_only
+        )
+    for item in getattr(args, "option", []) or []:
+        name, sep, raw = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--option {item!r} must look like NAME=VALUE")
+        try:
+            given[name.strip().replace("-", "_")] = json.loads(raw)
+        except json.JSONDecodeError:
+            given[name.strip().replace("-", "_")] = raw
+    unknown = sorted(set(given) - fields)
+    if unknown:
+        flags = ", ".join("--" + u.replace("_", "-") for u in unknown)
+        raise ConfigError(
+            f"method {args.method!r} does not take {flags}; its options are: {', '.join(sorted(fields))}"
+        )
+    return given

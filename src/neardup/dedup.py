@@ -1,0 +1,142 @@
+"""The facade: texts in, verified pairs and clusters out, with one method chosen by name.
+
+>>> result = dedup_texts(["The cat sat on the mat.", "THE  CAT SAT ON THE MAT.", "Dogs bark."])
+>>> result.clusters.cluster_id.tolist(), result.clusters.representative.tolist()
+([0, 0, 1], [0, 0, 2])
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .cluster import Clusters, cluster_pairs
+from .methods import Method, create
+from .pairs import METHODS, PairSet, method_code
+from .simhash import hamming_distances
+
+
+@dataclass
+class DedupResult:
+    """Pairs, clusters and per-document evidence of one deduplication run."""
+
+    method: str
+    pairs: PairSet
+    clusters: Clusters
+    distance_to_representative: np.ndarray  # int16, -1 where the method has no distance
+    similarity_to_representative: np.ndarray  # float32, NaN where not verified
+    method_to_representative: np.ndarray  # uint8 code into neardup.pairs.METHODS
+    timings: dict[str, float] = field(default_factory=dict)
+    fingerprints: np.ndarray | None = None
+
+    def method_names(self) -> list[str]:
+        return [METHODS[c] for c in self.method_to_representative.tolist()]
+
+
+def evidence_to_representative(
+    pairs: PairSet, clusters: Clusters, *, default_method: str,
+    fingerprints: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distance, similarity and method linking each document to its representative.
+
+    The distance is recomputed from fingerprints where there are any; the similarity and method
+    come from the direct pair (representative, document) when the method reported one, otherwise
+    from the first pair that links the document into its cluster.
+    """
+    n = len(clusters)
+    rep = clusters.representative
+    dist = np.full(n, -1, np.int16)
+    sim = np.full(n, np.nan, np.float32)
+    code = np.full(n, method_code(default_method), np.uint8)
+    if fingerprints is not None and n:
+        dist = hamming_distances(fingerprints, fingerprints[rep])
+    members = np.flatnonzero(rep != np.arange(n))
+    if not len(pairs) or not len(members):
+        dist[rep == np.arange(n)] = 0
+        return dist, sim, code
+    keys = pairs.left.astype(np.int64) * n + pairs.right
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    lo = np.minimum(rep[members], members)
+    hi = np.maximum(rep[members], members)
+    want = lo * n + hi
+    pos = np.minimum(np.searchsorted(sorted_keys, want), len(sorted_keys) - 1)
+    direct = sorted_keys[pos] == want
+    idx = order[pos]
+    # documents without a direct pair: the first pair that touches them
+    touch = np.concatenate([pairs.left, pairs.right])
+    which = np.concatenate([np.arange(len(pairs)), np.arange(len(pairs))])
+    first_pair = np.full(n, -1, np.int64)
+    t_order = np.lexsort((which, touch))
+    t_sorted = touch[t_order]
+    starts = np.r_[True, t_sorted[1:] != t_sorted[:-1]]
+    first_pair[t_sorted[starts]] = which[t_order][starts]
+    chosen = np.where(direct, idx, first_pair[members])
+    ok = chosen >= 0
+    sim[members[ok & direct]] = pairs.similarity[chosen[ok & direct]]
+    code[members[ok]] = pairs.method[chosen[ok]]
+    if fingerprints is None:
+        dist[members[ok & direct]] = pairs.distance[chosen[ok & direct]]
+    dist[rep == np.arange(n)] = 0
+    return dist, sim, code
+
+
+def dedup_with(
+    method: Method,
+    texts: Sequence[str],
+    *,
+    keep: str = "first",
+    lengths: np.ndarray | None = None,
+) -> DedupResult:
+    """Run an already-built method over ``texts`` and cluster its pairs."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    fingerprints = None
+    if hasattr(method, "pairs_from_fingerprints"):
+        from .normalize import normalize_many
+
+        normalized = normalize_many(texts, method.config.normalize)  # type: ignore[attr-defined]
+        fingerprints = method.fingerprinter.fingerprint_many(normalized, normalized=True)  # type: ignore[attr-defined]
+        timings["fingerprint"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        pairs = method.pairs_from_fingerprints(fingerprints, normalized)  # type: ignore[attr-defined]
+    else:
+        pairs = method.find_pairs(texts)
+    timings["find_pairs"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if lengths is None and keep == "longest":
+        lengths = np.fromiter((len(t) for t in texts), np.int64, count=len(texts))
+    result = cluster_result(method.name, pairs, len(texts), keep=keep, lengths=lengths,
+                            fingerprints=fingerprints)
+    timings["cluster"] = time.perf_counter() - t0
+    result.timings = timings
+    return result
+
+
+def cluster_result(
+    method_name: str, pairs: PairSet, n: int, *, keep: str = "first",
+    lengths: np.ndarray | None = None, fingerprints: np.ndarray | None = None,
+) -> DedupResult:
+    """Cluster a method's pairs over ``n`` documents and attach the per-document evidence."""
+    clusters = cluster_pairs(n, pairs.left, pairs.right, keep=keep, lengths=lengths)
+    default = method_name if method_name in METHODS else "exact"
+    dist, sim, code = evidence_to_representative(
+        pairs, clusters, default_method=default, fingerprints=fingerprints
+    )
+    return DedupResult(method_name, pairs, clusters, dist, sim, code, {}, fingerprints)
+
+
+def dedup_texts(
+    texts: Sequence[str],
+    *,
+    method: str = "simhash",
+    keep: str = "first",
+    lengths: np.ndarray | None = None,
+    **method_options: Any,
+) -> DedupResult:
+    """Deduplicate ``texts`` with the named method (options: the fields of its config)."""
+    return dedup_with(create(method, **method_options), texts, keep=keep, lengths=lengths)

@@ -1,0 +1,62 @@
+"""The one exception tree of neardup.
+
+::
+
+    NeardupError                      base of everything raised on purpose
+    ├── ConfigError (ValueError)      a parameter is out of range; the message says the fix
+    ├── InputError (ValueError)       a record or file cannot be read; names the file and record
+    ├── IncompatibleIndexError        a persisted index was built with other parameters
+    ├── MissingDependencyError (ImportError)   an optional extra is not installed
+    └── StoreError                    a storage backend failed or holds inconsistent data
+"""
+
+from __future__ import annotations
+
+
+class NeardupError(Exception):
+    """Base class of every error neardup raises on purpose."""
+
+
+class ConfigError(NeardupError, ValueError):
+    """An option has an invalid value; the message names it, the value and the fix."""
+
+
+class InputError(NeardupError, ValueError):
+    """Bad input data; the message names the source and, where known, the record number."""
+
+    def __init__(self, message: str, *, source: str | None = None, record: int | None = None):
+        where = ""
+        if source is not None:
+            where = f"{source}"
+            if record is not None:
+                where += f", record {record}"
+            where += ": "
+        super().__init__(where + message)
+        self.source = source
+        self.record = record
+        self.reason = message
+
+
+class IncompatibleIndexError(NeardupError):
+    """A persisted index or store was written with a different algorithm version or parameters."""
+
+
+class MissingDependencyError(NeardupError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+
+class StoreError(NeardupError):
+    """A storage backend failed or holds inconsistent data."""
+
+
+def require(module: str, *, extra: str, purpose: str):
+    """Import an optional dependency or raise an error naming the extra that provides it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"{purpose} needs the optional package {module!r}; "
+            f"install it with: pip install 'neardup[{extra}]'"
+        ) from exc

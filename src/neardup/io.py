@@ -1,0 +1,315 @@
+"""Streaming readers and writers: JSON Lines (plain, .gz, .zst), CSV/TSV, Parquet and plain text.
+
+Every record carries its 1-based record number (the line for JSONL and text, the data row for
+CSV/TSV, the row for Parquet) so that errors can name it. A bad record raises
+:class:`~neardup.errors.InputError` naming the file and record, or with ``on_error="skip"`` is
+yielded as a :class:`Skipped` entry with its reason, so callers can count it: nothing is dropped
+silently. Texts that are empty or only white space are always reported as ``Skipped`` with reason
+``empty_text``.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from .errors import ConfigError, InputError
+
+FORMATS = ("jsonl", "csv", "tsv", "parquet", "text")
+ON_ERROR = ("fail", "skip")
+_SUFFIX_FORMAT = {
+    ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv",
+    ".parquet": "parquet", ".pq": "parquet", ".txt": "text", ".text": "text",
+}
+_COMPRESSIONS = (".gz", ".zst")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or lone surrogates
+csv.field_size_limit(1 << 30)
+
+
+@dataclass(frozen=True)
+class Record:
+    number: int  # 1-based record number in the file
+    id: str
+    text: str
+    raw: Any  # what the writer needs to write this record back unchanged
+
+
+@dataclass(frozen=True)
+class Skipped:
+    number: int
+    id: str | None
+    reason: str  # short code, e.g. "empty_text", "malformed_json"
+    message: str
+
+
+def split_suffix(path: str | os.PathLike) -> tuple[str, str]:
+    """``(format, compression)`` from a file name, e.g. ``data.jsonl.gz`` -> ``("jsonl", ".gz")``."""
+    name = Path(path).name.lower()
+    compression = ""
+    for c in _COMPRESSIONS:
+        if name.endswith(c):
+            compression, name = c, name[: -len(c)]
+    fmt = _SUFFIX_FORMAT.get(Path(name).suffix)
+    if fmt is None:
+        raise ConfigError(
+            f"cannot tell the format of {os.fspath(path)!r} from its name; pass --format "
+            f"({', '.join(FORMATS)})"
+        )
+    return fmt, compression
+
+
+def open_binary(path: str | os.PathLike, mode: str = "rb") -> BinaryIO:
+    """Open a file, decompressing or compressing .gz and .zst by name."""
+    p = os.fspath(path)
+    if p.endswith(".gz"):
+        return gzip.open(p, mode, compresslevel=6)  # type: ignore[return-value]
+    if p.endswith(".zst"):
+        import zstandard
+
+        if "r" in mode:
+            raw = open(p, "rb")  # noqa: SIM115 - closed by the reader
+            return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
+        raw = open(p, "wb")  # noqa: SIM115
+        return zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=True)  # type: ignore
+    return open(p, mode)  # noqa: SIM115
+
+
+def check_input(path: str | os.PathLike) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file", source=str(p))
+    if p.is_dir():
+        raise InputError("is a directory, not a file", source=str(p))
+    if not os.access(p, os.R_OK):
+        raise InputError("permission denied", source=str(p))
+    return p
+
+
+class RecordReader:
+    """Iterate the records of one input file (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        text_field: str = "text",
+        id_field: str | None = None,
+        fmt: str | None = None,
+        on_error: str = "fail",
+    ):
+        if on_error not in ON_ERROR:
+            raise ConfigError(f"on_error={on_error!r} is not supported; choose 'fail' or 'skip'")
+        self.path = check_input(path)
+        self.format = fmt or split_suffix(self.path)[0]
+        if self.format not in FORMATS:
+            raise ConfigError(f"format={self.format!r} is not supported; choose one of {', '.join(FORMATS)}")
+        self.text_field = text_field
+        self.id_field = id_field
+        self.on_error = on_error
+        self.source = str(self.path)
+
+    def __iter__(self) -> Iterator[Record | Skipped]:
+        rows = {
+            "jsonl": self._jsonl, "csv": self._csv, "tsv": self._csv, "parquet": self._parquet,
+            "text": self._text,
+        }[self.format]()
+        empty = True
+        for item in rows:
+            empty = False
+            yield item
+        if empty:
+            self._bad(0, None, "empty_file", "the file holds no records")
+
+    # -- shared checks ----------------------------------------------------------------------
+    def _bad(self, number: int, doc_id: str | None, reason: str, message: str) -> Skipped:
+        if self.on_error == "fail" or reason == "empty_file":
+            if reason == "empty_file" and self.on_error == "skip":
+                return Skipped(number, doc_id, reason, message)
+            raise InputError(message, source=self.source, record=number or None)
+        return Skipped(number, doc_id, reason, message)
+
+    def _record(self, number: int, row: dict[str, Any], raw: Any) -> Record | Skipped:
+        doc_id = str(number) if self.id_field is None else row.get(self.id_field)
+        if doc_id is None:
+            return self._bad(number, None, "missing_id", f"no id field {self.id_field!r}")
+        if not isinstance(doc_id, str):
+            if isinstance(doc_id, bool) or not isinstance(doc_id, int):
+                return self._bad(number, None, "bad_id", f"id field {self.id_field!r} is "
+                                 f"{type(doc_id).__name__}, not a string or integer")
+            doc_id = str(doc_id)
+        if self.text_field not in row:
+            fields = ", ".join(sorted(map(str, row)))[:200]
+            return self._bad(number, doc_id, "missing_text",
+                             f"no text field {self.text_field!r} (fields: {fields}); use --text-field")
+        text = row[self.text_field]
+        if not isinstance(text, str):
+            return self._bad(number, doc_id, "text_not_string",
+                             f"text field {self.text_field!r} is {type(text).__name__}, not a string")
+        if _SURROGATE.search(text):
+            return self._bad(number, doc_id, "invalid_utf8", "text is not valid UTF-8")
+        if not text.strip():
+            return Skipped(number, doc_id, "empty_text", "the text is empty")
+        return Record(number, doc_id, text, raw)
+
+    # -- formats ----------------------------------------------------------------------------
+    def _jsonl(self) -> Iterator[Record | Skipped]:
+        with open_binary(self.path) as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = orjson.loads(line)
+                except orjson.JSONDecodeError as exc:
+                    reason = "invalid_utf8" if "utf-8" in str(exc).lower() else "malformed_json"
+                    yield self._bad(number, None, reason, f"not valid JSON ({exc})")
+                    continue
+                if not isinstance(row, dict):
+                    yield self._bad(number, None, "not_an_object",
+                                    f"expected a JSON object, got {type(row).__name__}")
+                    continue
+                yield self._record(number, row, line)
+
+    def _csv(self) -> Iterator[Record | Skipped]:
+        delimiter = "\t" if self.format == "tsv" else ","
+        with open_binary(self.path) as raw:
+            handle = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+            reader = csv.reader(handle, delimiter=delimiter)
+            try:
+                header = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                raise InputError(f"malformed header ({exc})", source=self.source) from None
+            width = len(header)
+            number = 0
+            while True:
+                try:
+                    values = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error as exc:
+                    number += 1
+                    yield self._bad(number, None, "malformed_row", f"malformed row ({exc})")
+                    continue
+                number += 1
+                if not values:
+                    number -= 1
+                    continue
+                if len(values) != width:
+                    yield self._bad(number, None, "malformed_row",
+                                    f"{len(values)} fields, the header has {width}")
+                    continue
+                yield self._record(number, dict(zip(header, values, strict=True)), values)
+
+    def _parquet(self) -> Iterator[Record | Skipped]:
+        import pyarrow.parquet as pq
+
+        try:
+            pfile = pq.ParquetFile(self.path)
+        except Exception as exc:  # pyarrow raises several types for a bad file
+            raise InputError(f"not a readable Parquet file ({exc})", source=self.source) from None
+        names = pfile.schema_arrow.names
+        columns = [c for c in (self.text_field, self.id_field) if c]
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise InputError(f"no column {missing[0]!r} (columns: {', '.join(names)})",
+                             source=self.source)
+        number = 0
+        for batch in pfile.iter_batches(columns=columns, batch_size=65536):
+            for row in batch.to_pylist():
+                number += 1
+                yield self._record(number, row, number - 1)
+
+    def _text(self) -> Iterator[Record | Skipped]:
+        with open_binary(self.path) as handle:
+            for number, line in enumerate(handle, 1):
+                try:
+                    text = line.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as exc:
+                    yield self._bad(number, None, "invalid_utf8", f"not valid UTF-8 ({exc.reason})")
+                    continue
+                yield self._record(number, {"text": text} if self.text_field == "text"
+                                   else {self.text_field: text}, line)
+
+
+def read_records(path: str | os.PathLike, **options: Any) -> RecordReader:
+    """Shorthand for :class:`RecordReader`."""
+    return RecordReader(path, **options)
+
+
+# -- writers ------------------------------------------------------------------------------------
+def write_kept(reader: RecordReader, out_path: Path, keep_numbers: Iterable[int]) -> int:
+    """Write the records whose numbers are in ``keep_numbers`` in the input's own format.
+
+    Reads the input again (so the texts need not stay in memory) and copies kept records
+    unchanged: JSONL and text lines byte for byte, CSV/TSV rows with the same header, Parquet
+    rows with the full schema. Returns the number written.
+    """
+    keep = keep_numbers if isinstance(keep_numbers, set) else set(keep_numbers)
+    fmt = reader.format
+    if fmt == "parquet":
+        return _write_kept_parquet(reader, out_path, keep)
+    written = 0
+    with open_binary(out_path, "wb") as out:
+        if fmt in ("jsonl", "text"):
+            for number, line in enumerate(open_binary(reader.path), 1):
+                if number in keep:
+                    out.write(line if line.endswith(b"\n") else line + b"\n")
+                    written += 1
+            return written
+        text_out = io.TextIOWrapper(out, encoding="utf-8", errors="surrogateescape", newline="")
+        writer = csv.writer(text_out, delimiter="\t" if fmt == "tsv" else ",")
+        with open_binary(reader.path) as raw:
+            handle = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+            rows = csv.reader(handle, delimiter=writer.dialect.delimiter)
+            writer.writerow(next(rows))
+            number = 0
+            for values in rows:
+                if not values:
+                    continue
+                number += 1
+                if number in keep:
+                    writer.writerow(values)
+                    written += 1
+        text_out.flush()
+        text_out.detach()
+    return written
+
+
+def _write_kept_parquet(reader: RecordReader, out_path: Path, keep: set[int]) -> int:
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    pfile = pq.ParquetFile(reader.path)
+    written = 0
+    row = 0
+    with pq.ParquetWriter(out_path, pfile.schema_arrow) as writer:
+        for batch in pfile.iter_batches(batch_size=65536):
+            numbers = np.arange(row + 1, row + 1 + batch.num_rows)
+            mask = np.fromiter((int(n) in keep for n in numbers), bool, count=len(numbers))
+            row += batch.num_rows
+            if mask.any():
+                writer.write_batch(batch.filter(mask))
+                written += int(mask.sum())
+    return written
+
+
+def kept_name(reader: RecordReader) -> str:
+    """File name for the kept records, same format and compression as the input."""
+    try:
+        compression = split_suffix(reader.path)[1]
+    except ConfigError:  # an explicit --format on an unusual name: write uncompressed
+        compression = ""
+    if reader.format == "parquet":
+        compression = ""
+    ext = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "text": ".txt"}
+    return "kept" + ext[reader.format] + compression

@@ -1,0 +1,44 @@
+"""The protocol every deduplication method implements."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..pairs import PairSet
+
+
+@runtime_checkable
+class Method(Protocol):
+    """Turns texts into verified duplicate pairs with evidence.
+
+    ``measure`` names the method's own similarity measure (``hamming``, ``jaccard``, ``edit``,
+    ``paragraph_share``); ``higher_is_closer`` says its direction and ``threshold`` is the default
+    decision point on it (inclusive), so evaluation can sweep it.
+    """
+
+    name: str
+    measure: str
+    higher_is_closer: bool
+    threshold: float
+
+    def find_pairs(self, texts: Sequence[str]) -> PairSet:
+        """Verified duplicate pairs among ``texts`` (positions into ``texts``)."""
+        ...
+
+    def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        """The method's measure for each aligned pair ``(left[i], right[i])``."""
+        ...
+
+    def compare(self, a: str, b: str) -> dict[str, Any]:
+        """JSON-able explanation of one pair, including ``"duplicate": bool``."""
+        ...
+
+
+def is_close(scores: np.ndarray, threshold: float, *, higher_is_closer: bool) -> np.ndarray:
+    """Which scores pass the threshold (inclusive) in the measure's direction."""
+    scores = np.asarray(scores, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return scores >= threshold if higher_is_closer else scores <= threshold

@@ -1,0 +1,128 @@
+"""The ``simhash`` method: 64-bit SimHash, permuted-table Hamming search, optional verification."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..config import FingerprintConfig, HammingConfig, NormalizeConfig
+from ..errors import ConfigError
+from ..index.permuted import hamming_edges
+from ..normalize import normalize_many
+from ..pairs import PairSet
+from ..simhash import Fingerprinter, hamming_distances
+
+VERIFY_MEASURES = ("jaccard", "edit")
+
+
+@dataclass(frozen=True)
+class SimhashConfig:
+    """Options of the ``simhash`` method.
+
+    ``verify``: ``None`` (accept every pair within ``max_distance``), ``"jaccard"`` (character
+    ``verify_ngram``-gram Jaccard) or ``"edit"`` (normalised edit similarity); a verified pair is
+    kept when its similarity is at least ``min_similarity``.
+    """
+
+    max_distance: int = 3
+    blocks: int | None = None
+    features: str = "char"
+    ngram: int = 3
+    weights: str = "tf"
+    idf: str = "default"
+    normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
+    verify: str | None = None
+    min_similarity: float = 0.5
+    verify_ngram: int = 3
+
+    def __post_init__(self) -> None:
+        self.fingerprint_config()  # validates the fingerprint options
+        HammingConfig(max_distance=self.max_distance, blocks=self.blocks)
+        if self.verify is not None and self.verify not in VERIFY_MEASURES:
+            raise ConfigError(
+                f"verify={self.verify!r} is not supported; choose None, 'jaccard' or 'edit'"
+            )
+        if not 0.0 <= float(self.min_similarity) <= 1.0:
+            raise ConfigError(f"min_similarity={self.min_similarity} must be between 0 and 1")
+
+    def fingerprint_config(self) -> FingerprintConfig:
+        return FingerprintConfig(
+            features=self.features, ngram=self.ngram, weights=self.weights, idf=self.idf,
+            normalize=self.normalize,
+        )
+
+
+class SimhashMethod:
+    """SimHash candidates within ``max_distance``, optionally verified by an exact similarity."""
+
+    name = "simhash"
+    measure = "hamming"
+    higher_is_closer = False
+
+    def __init__(self, config: SimhashConfig | None = None):
+        self.config = config or SimhashConfig()
+        self.fingerprinter = Fingerprinter(self.config.fingerprint_config())
+
+    @property
+    def threshold(self) -> float:
+        return float(self.config.max_distance)
+
+    def fingerprint_many(self, texts: Sequence[str]) -> np.ndarray:
+        return self.fingerprinter.fingerprint_many(texts)
+
+    def pairs_from_fingerprints(
+        self, fingerprints: np.ndarray, normalized: Sequence[str] | None = None
+    ) -> PairSet:
+        """Pairs from precomputed fingerprints; ``normalized`` texts are needed to verify."""
+        left, right, dist = hamming_edges(
+            fingerprints, max_distance=self.config.max_distance, blocks=self.config.blocks
+        )
+        if self.config.verify is None or not len(left):
+            return PairSet.build(left, right, method="simhash", distance=dist)
+        if normalized is None:
+            raise ConfigError("verify needs the texts: call find_pairs(texts)")
+        from ..verify import similarity_pairs
+
+        sim = similarity_pairs(
+            normalized, left, right, measure=self.config.verify, ngram=self.config.verify_ngram
+        )
+        keep = sim >= self.config.min_similarity
+        return PairSet.build(
+            left[keep], right[keep], method="simhash", distance=dist[keep], similarity=sim[keep]
+        )
+
+    def find_pairs(self, texts: Sequence[str]) -> PairSet:
+        normalized = normalize_many(texts, self.config.normalize)
+        fps = self.fingerprinter.fingerprint_many(normalized, normalized=True)
+        return self.pairs_from_fingerprints(fps, normalized)
+
+    def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        if len(left) != len(right):
+            raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
+        fps = self.fingerprinter.fingerprint_many(list(left) + list(right))
+        return hamming_distances(fps[: len(left)], fps[len(left) :]).astype(np.float64)
+
+    def compare(self, a: str, b: str) -> dict[str, Any]:
+        fa, fb = (int(x) for x in self.fingerprinter.fingerprint_many([a, b]))
+        distance = (fa ^ fb).bit_count()
+        out: dict[str, Any] = {
+            "method": self.name,
+            "fingerprint_a": f"{fa:016x}",
+            "fingerprint_b": f"{fb:016x}",
+            "hamming_distance": distance,
+            "max_distance": self.config.max_distance,
+        }
+        duplicate = distance <= self.config.max_distance
+        if self.config.verify is not None:
+            from ..verify import similarity
+
+            na, nb = normalize_many([a, b], self.config.normalize)
+            sim = similarity(na, nb, measure=self.config.verify, ngram=self.config.verify_ngram)
+            out["verified_similarity"] = sim
+            out["min_similarity"] = self.config.min_similarity
+            duplicate = duplicate and sim >= self.config.min_similarity
+        out["duplicate"] = duplicate
+        return out

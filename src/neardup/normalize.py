@@ -1,0 +1,109 @@
+"""Text normalisation before feature extraction. Idempotent: ``normalize(normalize(t)) == normalize(t)``.
+
+The order is part of the fingerprint contract (:data:`neardup.config.FINGERPRINT_VERSION`):
+
+1. drop control and invisible characters (NUL, zero-width spaces, soft hyphen, BOM);
+2. HTML (``strip_html``): remove ``<script>``/``<style>`` blocks and tags, unescape entities,
+   repeated until nothing changes (so ``&amp;lt;b&amp;gt;`` cannot reappear as a tag on a second pass);
+3. Unicode NFKC, which also maps full-width forms to half-width (``ＡＢＣ１２３，`` → ``ABC123,``,
+   the ideographic space U+3000 → a space);
+4. case folding (``casefold``), then NFKC again so the result stays in normal form;
+5. optional ``remove_punctuation`` (everything that is not a letter, digit, CJK character or space)
+   and ``cjk_only`` (keep only CJK ideographs, as reference 003 does for Chinese news);
+6. whitespace: every run of white space becomes one space; leading and trailing space is removed.
+
+>>> normalize("<p>Ｈｅｌｌｏ,&nbsp;　ＷＯＲＬＤ！</p>")
+'hello, world!'
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from .config import NormalizeConfig
+
+_DEFAULT = NormalizeConfig()
+# Separator used to normalise many texts in one pass; every step below leaves it alone.
+_SEP = "\x00"
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\u00ad\u200b-\u200d\u2060\ufeff]")
+_SCRIPT = re.compile(r"<(script|style)\b[^\x00]*?</\1\s*>", re.IGNORECASE)
+_TAG = re.compile(r"<[A-Za-z!/?][^<>\x00]*>")
+_WS = re.compile(r"[^\S\x00]+")
+_WS_AROUND_SEP = re.compile(r" ?\x00 ?")
+_PUNCT = re.compile(r"[^\w\s\x00]|_")
+_NON_CJK = re.compile(r"[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\x00]+")
+
+
+def _strip_html(text: str) -> str:
+    while True:
+        before = text
+        if "<" in text:
+            text = _TAG.sub(" ", _SCRIPT.sub(" ", text))
+        if "&" in text:
+            text = html.unescape(text).replace(_SEP, "")
+        if text == before:
+            return text
+
+
+def _normalize_joined(text: str, config: NormalizeConfig) -> str:
+    """Normalise a string in which documents are separated by ``_SEP``."""
+    if config.strip_html:
+        text = _strip_html(text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    if config.casefold:
+        text = text.casefold()
+        if not text.isascii():
+            text = unicodedata.normalize("NFKC", text)
+    if config.remove_punctuation:
+        text = _PUNCT.sub("", text)
+    if config.cjk_only:
+        text = _NON_CJK.sub("", text)
+    text = _WS.sub(" ", text)
+    return text
+
+
+def normalize(text: str, config: NormalizeConfig = _DEFAULT) -> str:
+    """Normalise one text (see the module docstring for the exact steps)."""
+    if not isinstance(text, str):
+        raise TypeError(f"normalize() needs a str, got {type(text).__name__}")
+    return _normalize_joined(_INVISIBLE.sub("", text), config).strip(" ")
+
+
+def normalize_many(
+    texts: Sequence[str] | Iterable[str],
+    config: NormalizeConfig = _DEFAULT,
+    *,
+    chunk_chars: int = 4_000_000,
+) -> list[str]:
+    """Normalise many texts; same result as ``[normalize(t) for t in texts]``, several times faster.
+
+    Texts are joined with a separator and normalised a few megabytes at a time, so the regular
+    expressions and Unicode tables run once per chunk rather than once per text.
+    """
+    out: list[str] = []
+    chunk: list[str] = []
+    size = 0
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"normalize_many() needs str items, got {type(text).__name__}")
+        chunk.append(text)
+        size += len(text)
+        if size >= chunk_chars:
+            out.extend(_normalize_chunk(chunk, config))
+            chunk, size = [], 0
+    if chunk:
+        out.extend(_normalize_chunk(chunk, config))
+    return out
+
+
+def _normalize_chunk(chunk: list[str], config: NormalizeConfig) -> list[str]:
+    # _INVISIBLE removes NUL from each text, so the separator cannot occur inside one
+    joined = _SEP.join(_INVISIBLE.sub("", t) for t in chunk)
+    result = _WS_AROUND_SEP.sub(_SEP, _normalize_joined(joined, config)).split(_SEP)
+    if len(result) != len(chunk):  # pragma: no cover - a separator was created or lost
+        return [normalize(t, config) for t in chunk]
+    return [r.strip(" ") for r in result]

@@ -1,0 +1,54 @@
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.config import NormalizeConfig
+from neardup.normalize import normalize, normalize_many
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Ｈｅｌｌｏ，　ＷＯＲＬＤ！", "hello, world!"),  # full width -> half width, case folded
+        ("<p>新闻<b>联播</b></p>&amp;", "新闻 联播 &"),
+        ("<script>var x = 1;</script>正文", "正文"),
+        ("a\u200bb\ufeffc\u00add", "abcd"),  # invisible characters removed
+        ("  many \t\n  spaces  ", "many spaces"),
+        ("Straße", "strasse"),
+        ("&amp;lt;b&amp;gt;x", "x"),  # entity-escaped tags cannot survive a second pass
+        ("1 < 2 and 3 > 2", "1 < 2 and 3 > 2"),  # not a tag
+    ],
+)
+def test_examples(raw, expected):
+    assert normalize(raw) == expected
+
+
+def test_options():
+    cfg = NormalizeConfig(remove_punctuation=True)
+    assert normalize("你好，世界！Hello, world.", cfg) == "你好世界hello world"
+    cfg = NormalizeConfig(cjk_only=True)
+    assert normalize("新闻 News 联播 2024", cfg) == "新闻联播"
+    assert normalize("<b>X</b>", NormalizeConfig(strip_html=False, casefold=False)) == "<b>X</b>"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60))
+def test_idempotent_and_nfkc(text):
+    once = normalize(text)
+    assert normalize(once) == once
+    assert unicodedata.is_normalized("NFKC", once)
+    assert once == once.strip()
+    assert "  " not in once
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet="ab <>&;/\x00\u3000Ａ中\u200b\n", max_size=12), max_size=8))
+def test_many_equals_one_by_one(texts):
+    assert normalize_many(texts) == [normalize(t) for t in texts]
+
+
+def test_rejects_non_str():
+    with pytest.raises(TypeError, match="needs a str"):
+        normalize(b"bytes")  # type: ignore[arg-type]
