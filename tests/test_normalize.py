@@ -52,3 +52,34 @@ def test_many_equals_one_by_one(texts):
 def test_rejects_non_str():
     with pytest.raises(TypeError, match="needs a str"):
         normalize(b"bytes")  # type: ignore[arg-type]
+
+
+_TRICKY = (
+    "aeAE ßǅﬁ①㈱\u0301\u0316\u0308éÉ한글\u1100\u1161\u11a8가\u3131ｶﾞﾟ\uff9e中文，。！\u3000"
+    "<>&;amp\u200b\ufeff\u00ad\t\n\r\x00\U00020000😀Σσς\u0f73\u0b47\u0b3e"
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet=_TRICKY, max_size=15), min_size=1, max_size=6))
+def test_compiled_path_equals_python_path(texts):
+    assert normalize_many(texts) == [normalize(t) for t in texts]
+    assert normalize_many(texts) == normalize_many(texts, fast=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=30), min_size=1, max_size=5))
+def test_compiled_path_equals_python_path_any_unicode(texts):
+    assert normalize_many(texts) == [normalize(t) for t in texts]
+
+
+def test_compiled_path_on_real_text(shared_data):
+    import gzip
+
+    import orjson
+
+    for name, limit in (("weibo_ced_zh", 20000), ("cctv_xwlb_news_zh", 2000),
+                        ("reuters21578_en", 2000)):
+        with gzip.open(shared_data / name / "corpus.jsonl.gz") as f:
+            texts = [orjson.loads(line)["text"] for _, line in zip(range(limit), f)]
+        assert normalize_many(texts) == [normalize(t) for t in texts], name

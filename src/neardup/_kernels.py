@@ -345,3 +345,78 @@ def scan_linear(fps, alive, lo, hi, q, k, out_pos, out_dist, count):
             out_dist[count] = d
             count += 1
     return out_pos, out_dist, count
+
+
+# -- normalisation fast path (see neardup._normtable) ----------------------------------------
+
+_DELETE = np.uint32(0xFFFFFFFF)
+_SPACE = np.uint32(0xFFFFFFFE)
+_COMPLEX = np.uint32(0xFFFFFFFD)
+
+
+@numba.njit(cache=True, nogil=True)
+def normalize_codepoints(cps, offsets, table, html):
+    """Map code points through the normalisation table, fold white space, strip the ends.
+
+    Returns ``(out, out_offsets, complex)``; a document flagged complex has no output here and
+    must be normalised by the exact Python path.
+    """
+    ndocs = offsets.shape[0] - 1
+    out = np.empty(cps.shape[0], np.uint32)
+    out_off = np.empty(ndocs + 1, np.int64)
+    cx = np.zeros(ndocs, np.bool_)
+    w = 0
+    out_off[0] = 0
+    for d in range(ndocs):
+        start = w
+        pending = False
+        for i in range(offsets[d], offsets[d + 1]):
+            c = cps[i]
+            if html and (c == 60 or c == 38):  # '<' or '&'
+                cx[d] = True
+                break
+            v = table[c]
+            if v == _COMPLEX:
+                cx[d] = True
+                break
+            if v == _DELETE:
+                continue
+            if v == _SPACE:
+                pending = w > start
+                continue
+            if pending:
+                out[w] = 32
+                w += 1
+                pending = False
+            out[w] = v
+            w += 1
+        if cx[d]:
+            w = start
+        out_off[d + 1] = w
+    return out[:w], out_off, cx
+
+
+@numba.njit(cache=True, nogil=True)
+def splice_documents(base, base_off, repl, repl_off, which):
+    """Replace the (empty) documents ``which`` of ``base`` with the texts in ``repl``."""
+    ndocs = base_off.shape[0] - 1
+    lengths = np.empty(ndocs, np.int64)
+    for d in range(ndocs):
+        lengths[d] = base_off[d + 1] - base_off[d]
+    for j in range(which.shape[0]):
+        lengths[which[j]] = repl_off[j + 1] - repl_off[j]
+    off = np.empty(ndocs + 1, np.int64)
+    off[0] = 0
+    for d in range(ndocs):
+        off[d + 1] = off[d] + lengths[d]
+    out = np.empty(off[ndocs], np.uint32)
+    src = np.full(ndocs, -1, np.int64)
+    for j in range(which.shape[0]):
+        src[which[j]] = j
+    for d in range(ndocs):
+        j = src[d]
+        if j < 0:
+            out[off[d] : off[d + 1]] = base[base_off[d] : base_off[d + 1]]
+        else:
+            out[off[d] : off[d + 1]] = repl[repl_off[j] : repl_off[j + 1]]
+    return out, off

@@ -23,6 +23,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from .config import NormalizeConfig
 
 _DEFAULT = NormalizeConfig()
@@ -73,17 +75,64 @@ def normalize(text: str, config: NormalizeConfig = _DEFAULT) -> str:
     return _normalize_joined(_INVISIBLE.sub("", text), config).strip(" ")
 
 
+def encode_texts(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenated UTF-32 code points of ``texts`` and the offsets of each text in them."""
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    joined = "".join(texts).encode("utf-32-le", "surrogatepass")
+    return np.frombuffer(joined, dtype=np.uint32), offsets
+
+
+def decode_texts(cps: np.ndarray, offsets: np.ndarray) -> list[str]:
+    """The inverse of :func:`encode_texts`."""
+    joined = cps.tobytes().decode("utf-32-le", "surrogatepass")
+    return [joined[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+
+def normalize_encoded(
+    texts: Sequence[str], config: NormalizeConfig = _DEFAULT
+) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised texts as code points and offsets (what the fingerprint kernels consume).
+
+    Equal to encoding ``[normalize(t) for t in texts]``. Texts made only of "simple" characters
+    (see :mod:`neardup._normtable`) are normalised by a compiled table lookup; the others, and
+    every text under non-default options, by the exact Python path.
+    """
+    for t in texts:
+        if not isinstance(t, str):
+            raise TypeError(f"normalize needs str items, got {type(t).__name__}")
+    if config.remove_punctuation or config.cjk_only or not config.casefold:
+        return encode_texts(normalize_many(texts, config, fast=False))
+    from ._kernels import normalize_codepoints, splice_documents
+    from ._normtable import norm_table
+
+    cps, offsets = encode_texts(texts)
+    out, out_off, complex_docs = normalize_codepoints(cps, offsets, norm_table(), config.strip_html)
+    which = np.flatnonzero(complex_docs)
+    if not len(which):
+        return out, out_off
+    slow = normalize_many([texts[i] for i in which.tolist()], config, fast=False)
+    repl, repl_off = encode_texts(slow)
+    return splice_documents(out, out_off, repl, repl_off, which)
+
+
 def normalize_many(
     texts: Sequence[str] | Iterable[str],
     config: NormalizeConfig = _DEFAULT,
     *,
     chunk_chars: int = 4_000_000,
+    fast: bool = True,
 ) -> list[str]:
     """Normalise many texts; same result as ``[normalize(t) for t in texts]``, several times faster.
 
-    Texts are joined with a separator and normalised a few megabytes at a time, so the regular
-    expressions and Unicode tables run once per chunk rather than once per text.
+    With ``fast`` (the default) most texts go through the compiled table path of
+    :func:`normalize_encoded`; the rest are joined with a separator and normalised a few megabytes
+    at a time, so the regular expressions and Unicode tables run once per chunk.
     """
+    if fast:
+        seq = texts if isinstance(texts, (list, tuple)) else list(texts)
+        return decode_texts(*normalize_encoded(seq, config))
     out: list[str] = []
     chunk: list[str] = []
     size = 0

@@ -22,18 +22,9 @@ from . import _kernels
 from .config import FingerprintConfig
 from .features import char_ngrams, raw_tokens, word_char_table, word_shingles, words
 from .idf import IdfTable, load_idf
-from .normalize import normalize, normalize_many
+from .normalize import encode_texts, normalize, normalize_encoded, normalize_many
 
 _ALL_WORD = np.ones(1, dtype=np.bool_)  # a 1-entry table: every code point >= 1 counts as a word char
-
-
-def encode_texts(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenated UTF-32 code points of ``texts`` and the offsets of each text in them."""
-    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    joined = "".join(texts).encode("utf-32-le", "surrogatepass")
-    return np.frombuffer(joined, dtype=np.uint32), offsets
 
 
 def feature_hash(feature: str) -> int:
@@ -130,13 +121,16 @@ class Fingerprinter:
     # -- fingerprints -------------------------------------------------------------------------
     def fingerprint_many(self, texts: Iterable[str], *, normalized: bool = False) -> np.ndarray:
         """Fingerprints of many texts as a uint64 array (the fast path)."""
-        if normalized:
-            norm = texts if isinstance(texts, list) else list(texts)
-        else:
-            norm = normalize_many(texts, self.config.normalize)
-        if not norm:
+        seq = texts if isinstance(texts, (list, tuple)) else list(texts)
+        if not seq:
             return np.empty(0, dtype=np.uint64)
-        hashes, offsets = self.feature_hashes(norm)
+        if self.config.features == "char":
+            cps, offsets = encode_texts(seq) if normalized else normalize_encoded(
+                seq, self.config.normalize)
+            hashes, offsets = _kernels.char_ngram_hashes(cps, offsets, self.config.ngram)
+        else:
+            norm = seq if normalized else normalize_many(seq, self.config.normalize)
+            hashes, offsets = self._token_hashes(norm)
         weights = self.config.weights
         if weights == "tf":
             return _kernels.simhash_counts(hashes, offsets)

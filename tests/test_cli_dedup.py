@@ -1,0 +1,206 @@
+import csv
+import gzip
+import json
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import reference
+from neardup.cli import main
+from neardup.normalize import normalize
+
+BASE = [
+    "国务院总理主持召开国务院常务会议，部署进一步稳外贸稳外资的措施，要求各地区各部门抓好落实，"
+    "确保经济运行在合理区间，为全年经济社会发展目标任务的完成提供有力支撑。",
+    "The central bank left interest rates unchanged on Thursday, saying inflation was easing but "
+    "remained above target, and that it would keep watching the labour market closely.",
+    "暴雨导致多地出现内涝，气象部门发布橙色预警，提醒市民减少外出，注意防范城市积涝和山洪地质灾害。",
+]
+
+
+def corpus():
+    """Texts with planted near-duplicates (case, width, punctuation edits) and unrelated texts."""
+    texts = []
+    for b in BASE:
+        texts += [b, b.upper(), "  " + b.replace("，", ",") + "  "]
+    texts += ["完全无关的一条短消息", "Another unrelated sentence entirely.", BASE[0][:40]]
+    return texts
+
+
+def expected_clusters(texts, k=3):
+    fps = [reference.simhash(reference.char_grams(normalize(t), 3)) for t in texts]
+    pairs = [(a, b) for a, b, _ in reference.brute_pairs(fps, k)]
+    return reference.components(len(texts), pairs)
+
+
+def write_jsonl(path, texts, **extra):
+    with (gzip.open(path, "wb") if str(path).endswith(".gz") else open(path, "wb")) as f:
+        for i, t in enumerate(texts):
+            f.write(orjson.dumps({"doc": f"id{i}", "body": t, **extra}) + b"\n")
+
+
+def read_clusters(out):
+    with open(out / "clusters.csv", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize("name", ["in.jsonl", "in.jsonl.gz", "in.jsonl.zst", "in.csv", "in.tsv",
+                                  "in.parquet", "in.txt"])
+def test_dedup_formats_against_oracle(tmp_path, name):
+    texts = corpus()
+    path = tmp_path / name
+    if "jsonl" in name and name.endswith(".zst"):
+        import zstandard
+
+        raw = b"".join(orjson.dumps({"doc": f"id{i}", "body": t}) + b"\n" for i, t in enumerate(texts))
+        path.write_bytes(zstandard.ZstdCompressor().compress(raw))
+    elif "jsonl" in name:
+        write_jsonl(path, texts)
+    elif name.endswith((".csv", ".tsv")):
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, delimiter="\t" if name.endswith("tsv") else ",")
+            w.writerow(["doc", "body", "extra"])
+            for i, t in enumerate(texts):
+                w.writerow([f"id{i}", t, "x,y"])
+    elif name.endswith(".parquet"):
+        pq.write_table(pa.table({"doc": [f"id{i}" for i in range(len(texts))], "body": texts,
+                                 "n": list(range(len(texts)))}), path)
+    else:
+        path.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["dedup", str(path), "-o", str(out), "--quiet"]
+    if not name.endswith(".txt"):
+        args += ["--text-field", "body", "--id-field", "doc"]
+    assert main(args) == 0
+    rows = read_clusters(out)
+    assert len(rows) == len(texts)
+    roots = expected_clusters(texts)
+    ids = [r["id"] for r in rows]
+    rep_of = {r["id"]: r["representative_id"] for r in rows}
+    for i, root in enumerate(roots):
+        assert rep_of[ids[i]] == ids[root]  # keep=first: the earliest member represents
+    summary = json.loads((out / "summary.json").read_text())
+    c = summary["counts"]
+    kept = len(set(roots))
+    assert c["records_read"] == len(texts) and c["kept"] == kept
+    assert c["kept"] + c["duplicates_removed"] + c["skipped"] == c["records_read"]
+    kept_file = next(out.glob("kept.*"))
+    assert kept_file.name.endswith(name.split("in", 1)[1])
+    if name.endswith(".parquet"):
+        table = pq.read_table(kept_file)
+        assert table.num_rows == kept and table.column_names == ["doc", "body", "n"]
+    elif name.endswith(".txt"):
+        assert len(kept_file.read_text(encoding="utf-8").splitlines()) == kept
+
+
+def test_keep_longest_and_pairs(tmp_path):
+    texts = corpus()
+    path = tmp_path / "in.jsonl"
+    write_jsonl(path, texts)
+    out = tmp_path / "out"
+    assert main(["dedup", str(path), "-o", str(out), "--text-field", "body", "--keep", "longest",
+                 "--pairs", "--quiet"]) == 0
+    rows = read_clusters(out)
+    reps = {r["representative_id"] for r in rows}
+    assert {"3", "6", "9"} <= reps  # the copies padded with spaces are the longest raw texts
+    pairs = list(csv.DictReader(open(out / "pairs.csv", encoding="utf-8")))
+    assert pairs and all(int(p["distance"]) <= 3 for p in pairs)
+
+
+def test_bad_records_fail_with_record_number(tmp_path, capsys):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"text": "ok one"}\n{"text": broken\n{"text": "ok two"}\n')
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.jsonl, record 2: not valid JSON" in err and "Traceback" not in err
+
+
+def test_bad_records_skipped_and_counted(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    lines = [b'{"text": "first good text here"}', b'{"text": broken', b'[1, 2]',
+             b'{"other": "no text"}', b'{"text": 42}', b'{"text": "   "}',
+             b'{"text": "bad utf8 \xff\xfe"}', b'{"text": "first good text here"}']
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    out = tmp_path / "o"
+    assert main(["dedup", str(path), "-o", str(out), "--on-error", "skip", "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    c = summary["counts"]
+    assert c["records_read"] == 8 and c["documents"] == 2 and c["skipped"] == 6
+    assert c["skipped_by_reason"] == {"empty_text": 1, "invalid_utf8": 1, "malformed_json": 1,
+                                      "missing_text": 1, "not_an_object": 1, "text_not_string": 1}
+    skipped = [orjson.loads(x) for x in (out / "skipped.jsonl").read_bytes().splitlines()]
+    assert [s["record"] for s in skipped] == [2, 3, 4, 5, 6, 7]
+    assert c["kept"] == 1 and c["duplicates_removed"] == 1
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"", "the file holds no records"),
+    (b'{"text": 1}\n', "record 1: text field 'text' is int, not a string"),
+    (b'{"body": "x"}\n', "no text field 'text' (fields: body); use --text-field"),
+])
+def test_clear_errors(tmp_path, capsys, content, message):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(content)
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--quiet"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_csv_ragged_row_and_missing_paths(tmp_path, capsys):
+    path = tmp_path / "in.csv"
+    path.write_text("id,text\n1,hello there\n2,a,b\n", encoding="utf-8")
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--quiet"]) == 2
+    assert "in.csv, record 2: 3 fields, the header has 2" in capsys.readouterr().err
+    assert main(["dedup", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "o")]) == 2
+    assert "missing.jsonl: no such file" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    path.write_text("id,text\n1,hello there\n", encoding="utf-8")
+    assert main(["dedup", str(path), "-o", str(blocker)]) == 2
+    assert "exists and is not a directory" in capsys.readouterr().err
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o2"), "--key-length", "3"]) == 2
+    assert "does not take --key-length" in capsys.readouterr().err
+
+
+def test_duplicate_ids(tmp_path, capsys):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'{"id": "a", "text": "x y"}\n{"id": "a", "text": "z w"}\n')
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--id-field", "id"]) == 2
+    assert "record 2: duplicate id 'a' (first at record 1)" in capsys.readouterr().err
+
+
+def test_compare_explains(capsys, tmp_path):
+    f = tmp_path / "a.txt"
+    f.write_text(BASE[0], encoding="utf-8")
+    assert main(["compare", f"@{f}", BASE[0].replace("，", ",")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["hamming_distance"] <= 3 and report["duplicate"] is True
+    assert report["char3_jaccard"] > 0.8 and 0.9 < report["edit_similarity"] <= 1
+    assert main(["compare", "abc", "@" + str(tmp_path / "nope.txt")]) == 2
+
+
+def test_real_sample(shared_data, tmp_path):
+    """A slice of real Weibo posts: exact reposts must cluster together; accounting must add up."""
+    src = shared_data / "weibo_ced_zh" / "corpus.jsonl.gz"
+    rows = []
+    with gzip.open(src) as f:
+        for line in f:
+            rows.append(line)
+            if len(rows) == 3000:
+                break
+    path = tmp_path / "weibo.jsonl"
+    path.write_bytes(b"".join(rows))
+    out = tmp_path / "o"
+    assert main(["dedup", str(path), "-o", str(out), "--quiet"]) == 0
+    texts = [orjson.loads(r)["text"] for r in rows]
+    clusters = read_clusters(out)
+    by_norm = {}
+    for i, t in enumerate(texts):
+        by_norm.setdefault(normalize(t), []).append(i)
+    for members in by_norm.values():  # identical normalised texts share one cluster
+        assert len({clusters[m]["cluster_id"] for m in members}) == 1
+    c = json.loads((out / "summary.json").read_text())["counts"]
+    assert c["kept"] + c["duplicates_removed"] == 3000
+    assert np.sum([r["representative_id"] == r["id"] for r in clusters]) == c["kept"]
