@@ -1,6 +1,6 @@
 """Fingerprinting throughput (normalisation included) on real text, one core.
 
-    python benchmarks/bench_fingerprint.py [--dataset cctv_xwlb_news_zh] [--repeat 3]
+python benchmarks/bench_fingerprint.py [--dataset cctv_xwlb_news_zh] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ def main() -> None:
         t0 = time.perf_counter()
         fp.fingerprint_many(texts)
         best = min(best, time.perf_counter() - t0)
-    print(f"dataset            {args.dataset}: {len(texts):,} docs, {chars:,} chars, {mb:.1f} MB UTF-8")
+    print(
+        f"dataset            {args.dataset}: {len(texts):,} docs, {chars:,} chars, {mb:.1f} MB UTF-8"
+    )
     print(f"features/weights   {args.features}/{args.weights} (n=3), normalisation included")
     print(f"best of {args.repeat}          {best:.3f} s")
     print(f"throughput         {mb / best:.1f} MB/s, {len(texts) / best:,.0f} docs/s (one core)")

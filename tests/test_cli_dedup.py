@@ -37,7 +37,7 @@ def expected_clusters(texts, k=3):
 
 
 def write_jsonl(path, texts, **extra):
-    with (gzip.open(path, "wb") if str(path).endswith(".gz") else open(path, "wb")) as f:
+    with gzip.open(path, "wb") if str(path).endswith(".gz") else open(path, "wb") as f:
         for i, t in enumerate(texts):
             f.write(orjson.dumps({"doc": f"id{i}", "body": t, **extra}) + b"\n")
 
@@ -47,15 +47,18 @@ def read_clusters(out):
         return list(csv.DictReader(f))
 
 
-@pytest.mark.parametrize("name", ["in.jsonl", "in.jsonl.gz", "in.jsonl.zst", "in.csv", "in.tsv",
-                                  "in.parquet", "in.txt"])
+@pytest.mark.parametrize(
+    "name", ["in.jsonl", "in.jsonl.gz", "in.jsonl.zst", "in.csv", "in.tsv", "in.parquet", "in.txt"]
+)
 def test_dedup_formats_against_oracle(tmp_path, name):
     texts = corpus()
     path = tmp_path / name
     if "jsonl" in name and name.endswith(".zst"):
         import zstandard
 
-        raw = b"".join(orjson.dumps({"doc": f"id{i}", "body": t}) + b"\n" for i, t in enumerate(texts))
+        raw = b"".join(
+            orjson.dumps({"doc": f"id{i}", "body": t}) + b"\n" for i, t in enumerate(texts)
+        )
         path.write_bytes(zstandard.ZstdCompressor().compress(raw))
     elif "jsonl" in name:
         write_jsonl(path, texts)
@@ -66,8 +69,16 @@ def test_dedup_formats_against_oracle(tmp_path, name):
             for i, t in enumerate(texts):
                 w.writerow([f"id{i}", t, "x,y"])
     elif name.endswith(".parquet"):
-        pq.write_table(pa.table({"doc": [f"id{i}" for i in range(len(texts))], "body": texts,
-                                 "n": list(range(len(texts)))}), path)
+        pq.write_table(
+            pa.table(
+                {
+                    "doc": [f"id{i}" for i in range(len(texts))],
+                    "body": texts,
+                    "n": list(range(len(texts))),
+                }
+            ),
+            path,
+        )
     else:
         path.write_text("\n".join(texts) + "\n", encoding="utf-8")
     out = tmp_path / "out"
@@ -101,12 +112,28 @@ def test_keep_longest_and_pairs(tmp_path):
     path = tmp_path / "in.jsonl"
     write_jsonl(path, texts)
     out = tmp_path / "out"
-    assert main(["dedup", str(path), "-o", str(out), "--text-field", "body", "--keep", "longest",
-                 "--pairs", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "dedup",
+                str(path),
+                "-o",
+                str(out),
+                "--text-field",
+                "body",
+                "--keep",
+                "longest",
+                "--pairs",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     rows = read_clusters(out)
     reps = {r["representative_id"] for r in rows}
     assert {"3", "6", "9"} <= reps  # the copies padded with spaces are the longest raw texts
-    pairs = list(csv.DictReader(open(out / "pairs.csv", encoding="utf-8")))
+    with open(out / "pairs.csv", encoding="utf-8") as f:
+        pairs = list(csv.DictReader(f))
     assert pairs and all(int(p["distance"]) <= 3 for p in pairs)
 
 
@@ -120,27 +147,43 @@ def test_bad_records_fail_with_record_number(tmp_path, capsys):
 
 def test_bad_records_skipped_and_counted(tmp_path):
     path = tmp_path / "bad.jsonl"
-    lines = [b'{"text": "first good text here"}', b'{"text": broken', b'[1, 2]',
-             b'{"other": "no text"}', b'{"text": 42}', b'{"text": "   "}',
-             b'{"text": "bad utf8 \xff\xfe"}', b'{"text": "first good text here"}']
+    lines = [
+        b'{"text": "first good text here"}',
+        b'{"text": broken',
+        b"[1, 2]",
+        b'{"other": "no text"}',
+        b'{"text": 42}',
+        b'{"text": "   "}',
+        b'{"text": "bad utf8 \xff\xfe"}',
+        b'{"text": "first good text here"}',
+    ]
     path.write_bytes(b"\n".join(lines) + b"\n")
     out = tmp_path / "o"
     assert main(["dedup", str(path), "-o", str(out), "--on-error", "skip", "--quiet"]) == 0
     summary = json.loads((out / "summary.json").read_text())
     c = summary["counts"]
     assert c["records_read"] == 8 and c["documents"] == 2 and c["skipped"] == 6
-    assert c["skipped_by_reason"] == {"empty_text": 1, "invalid_utf8": 1, "malformed_json": 1,
-                                      "missing_text": 1, "not_an_object": 1, "text_not_string": 1}
+    assert c["skipped_by_reason"] == {
+        "empty_text": 1,
+        "invalid_utf8": 1,
+        "malformed_json": 1,
+        "missing_text": 1,
+        "not_an_object": 1,
+        "text_not_string": 1,
+    }
     skipped = [orjson.loads(x) for x in (out / "skipped.jsonl").read_bytes().splitlines()]
     assert [s["record"] for s in skipped] == [2, 3, 4, 5, 6, 7]
     assert c["kept"] == 1 and c["duplicates_removed"] == 1
 
 
-@pytest.mark.parametrize("content,message", [
-    (b"", "the file holds no records"),
-    (b'{"text": 1}\n', "record 1: text field 'text' is int, not a string"),
-    (b'{"body": "x"}\n', "no text field 'text' (fields: body); use --text-field"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (b"", "the file holds no records"),
+        (b'{"text": 1}\n', "record 1: text field 'text' is int, not a string"),
+        (b'{"body": "x"}\n', "no text field 'text' (fields: body); use --text-field"),
+    ],
+)
 def test_clear_errors(tmp_path, capsys, content, message):
     path = tmp_path / "in.jsonl"
     path.write_bytes(content)

@@ -9,9 +9,14 @@ from neardup.errors import ConfigError
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(1, 40).flatmap(
-    lambda n: st.tuples(st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
-                                             max_size=60))))
+@given(
+    st.integers(1, 40).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=60),
+        )
+    )
+)
 def test_components_equal_bfs(case):
     n, edges = case
     left = np.array([a for a, _ in edges], np.int64)
@@ -36,8 +41,9 @@ def test_ids_and_representatives():
     assert c.representative.tolist() == [0, 1, 2, 3, 2, 2]
     assert c.groups() == [[2, 4, 5]]
     assert c.n_duplicates == 2
-    longest = cluster_pairs(6, np.array([4, 2]), np.array([5, 4]), keep="longest",
-                            lengths=np.array([1, 1, 5, 1, 9, 9]))
+    longest = cluster_pairs(
+        6, np.array([4, 2]), np.array([5, 4]), keep="longest", lengths=np.array([1, 1, 5, 1, 9, 9])
+    )
     assert longest.representative.tolist() == [0, 1, 4, 3, 4, 4]  # tie between 4 and 5 -> first
 
 

@@ -47,8 +47,10 @@ def test_edges_give_same_components(case):
     k, blocks, fps = case
     left, right, dist = hamming_edges(np.array(fps, dtype=np.uint64), max_distance=k, blocks=blocks)
     assert all(d <= k for d in dist.tolist())
-    assert all(reference.hamming(fps[a], fps[b]) == d
-               for a, b, d in zip(left.tolist(), right.tolist(), dist.tolist(), strict=True))
+    assert all(
+        reference.hamming(fps[a], fps[b]) == d
+        for a, b, d in zip(left.tolist(), right.tolist(), dist.tolist(), strict=True)
+    )
     pairs = [(a, b) for a, b, _ in reference.brute_pairs(fps, k)]
     edges = list(zip(left.tolist(), right.tolist(), strict=True))
     assert reference.components(len(fps), edges) == reference.components(len(fps), pairs)

@@ -30,19 +30,27 @@ def test_char_fingerprint_equals_reference(text, n):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from(["新闻", "联播", "北京", "hello", "world", "2024", "，", " ", "!"]),
-                max_size=20))
+@given(
+    st.lists(
+        st.sampled_from(["新闻", "联播", "北京", "hello", "world", "2024", "，", " ", "!"]),
+        max_size=20,
+    )
+)
 def test_word_and_shingle_fingerprints_equal_reference(tokens):
     text = "".join(tokens)
     norm = normalize(text)
     w = words(norm)
-    assert Fingerprinter(FingerprintConfig(features="word")).fingerprint(text) == reference.simhash(w)
+    assert Fingerprinter(FingerprintConfig(features="word")).fingerprint(text) == reference.simhash(
+        w
+    )
     uniq = list(dict.fromkeys(w))
     assert Fingerprinter(FingerprintConfig(features="word", weights="uniform")).fingerprint(
-        text) == reference.simhash(uniq)
+        text
+    ) == reference.simhash(uniq)
     sh = word_shingles(w, 2)
     assert Fingerprinter(FingerprintConfig(features="shingle", ngram=2)).fingerprint(
-        text) == reference.simhash(sh)
+        text
+    ) == reference.simhash(sh)
 
 
 def test_tfidf_uses_idf_and_median_for_unknown():
@@ -100,7 +108,8 @@ def test_batch_equals_single():
 def test_fingerprint_features_weighted():
     fp = Fingerprinter()
     assert fp.fingerprint_features(["北京", "天气"], [2.0, 0.5]) == reference.simhash(
-        ["北京", "天气"], [2.0, 0.5])
+        ["北京", "天气"], [2.0, 0.5]
+    )
     assert fp.fingerprint_features([]) == 0
     with pytest.raises(ValueError):
         fp.fingerprint_features(["a"], [1.0, 2.0])

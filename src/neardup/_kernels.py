@@ -293,12 +293,15 @@ def scan_table_pairs(fps, order, keys_sorted, table, masks, k):
     Two passes (count, then fill) keep the inner loop free of allocation.
     """
     n = order.shape[0]
-    vals = np.empty(n, np.uint64)  # fingerprints in key order: the inner loop reads them in sequence
+    vals = np.empty(
+        n, np.uint64
+    )  # fingerprints in key order: the inner loop reads them in sequence
     for p in range(n):
         vals[p] = fps[order[p]]
     none64 = np.empty(0, np.int64)
-    count = _scan_runs(vals, order, keys_sorted, table, masks, k, none64, none64,
-                       np.empty(0, np.int16), False)
+    count = _scan_runs(
+        vals, order, keys_sorted, table, masks, k, none64, none64, np.empty(0, np.int16), False
+    )
     left = np.empty(count, np.int64)
     right = np.empty(count, np.int64)
     dist = np.empty(count, np.int16)

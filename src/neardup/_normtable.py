@@ -62,10 +62,17 @@ def build_table() -> np.ndarray:
         else:
             nfkd = unicodedata.normalize("NFKD", c)
             if (
-                unicodedata.combining(c) or unicodedata.combining(m) or cp in seconds
-                or ord(m) in seconds or unicodedata.combining(nfkd[0]) or ord(nfkd[0]) in seconds
-                or 0x1100 <= cp <= 0x11FF or 0x3130 <= cp <= 0x318F or 0xA960 <= cp <= 0xA97F
-                or 0xD7B0 <= cp <= 0xD7FF or 0xFFA0 <= cp <= 0xFFDC
+                unicodedata.combining(c)
+                or unicodedata.combining(m)
+                or cp in seconds
+                or ord(m) in seconds
+                or unicodedata.combining(nfkd[0])
+                or ord(nfkd[0]) in seconds
+                or 0x1100 <= cp <= 0x11FF
+                or 0x3130 <= cp <= 0x318F
+                or 0xA960 <= cp <= 0xA97F
+                or 0xD7B0 <= cp <= 0xD7FF
+                or 0xFFA0 <= cp <= 0xFFDC
             ):
                 table[cp] = COMPLEX
             else:
@@ -75,7 +82,8 @@ def build_table() -> np.ndarray:
 
 def _cache_file() -> Path:
     root = os.environ.get("NEARDUP_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "neardup")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "neardup"
+    )
     name = f"normtable-v{TABLE_VERSION}-unicode{unicodedata.unidata_version}.npy"
     return Path(root) / name
 

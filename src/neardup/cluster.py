@@ -115,7 +115,7 @@ def cluster_pairs(
         raise ConfigError(f"keep={keep!r} is not supported; choose one of {', '.join(KEEP_RULES)}")
     roots = connected_roots(n, left, right)
     # roots are the smallest member, so sorting unique roots numbers clusters by first member
-    uniq, cluster_id = np.unique(roots, return_inverse=True)
+    _, cluster_id = np.unique(roots, return_inverse=True)
     if keep == "first":
         representative = roots
     else:

@@ -30,7 +30,9 @@ def _check_int(name: str, value: Any, low: int, high: int, hint: str = "") -> No
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     if not low <= value <= high:
-        raise ConfigError(f"{name}={value} is out of range; it must be between {low} and {high}{hint}")
+        raise ConfigError(
+            f"{name}={value} is out of range; it must be between {low} and {high}{hint}"
+        )
 
 
 class _Config:
@@ -74,9 +76,13 @@ class FingerprintConfig(_Config):
     def __post_init__(self) -> None:
         _check_choice("features", self.features, FEATURE_KINDS)
         _check_choice("weights", self.weights, WEIGHT_KINDS)
-        _check_int("ngram", self.ngram, 1, 16, " (character 3-grams are the usual choice for Chinese)")
+        _check_int(
+            "ngram", self.ngram, 1, 16, " (character 3-grams are the usual choice for Chinese)"
+        )
         if self.bits != 64:
-            raise ConfigError(f"bits={self.bits} is not supported; fingerprints are 64-bit (bits=64)")
+            raise ConfigError(
+                f"bits={self.bits} is not supported; fingerprints are 64-bit (bits=64)"
+            )
         if not isinstance(self.idf, str) or not self.idf:
             raise ConfigError(
                 f"idf={self.idf!r} must be 'default' (jieba's table), 'corpus' (fitted on the input) "
@@ -102,7 +108,9 @@ class HammingConfig(_Config):
     blocks: int | None = None
 
     def __post_init__(self) -> None:
-        _check_int("max_distance", self.max_distance, 0, 32, " (3 suits long texts, about 10 short ones)")
+        _check_int(
+            "max_distance", self.max_distance, 0, 32, " (3 suits long texts, about 10 short ones)"
+        )
         if self.blocks is not None:
             _check_int("blocks", self.blocks, 1, 64)
             if self.blocks <= self.max_distance:

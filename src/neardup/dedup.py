@@ -38,7 +38,10 @@ class DedupResult:
 
 
 def evidence_to_representative(
-    pairs: PairSet, clusters: Clusters, *, default_method: str,
+    pairs: PairSet,
+    clusters: Clusters,
+    *,
+    default_method: str,
     fingerprints: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distance, similarity and method linking each document to its representative.
@@ -110,16 +113,22 @@ def dedup_with(
     t0 = time.perf_counter()
     if lengths is None and keep == "longest":
         lengths = np.fromiter((len(t) for t in texts), np.int64, count=len(texts))
-    result = cluster_result(method.name, pairs, len(texts), keep=keep, lengths=lengths,
-                            fingerprints=fingerprints)
+    result = cluster_result(
+        method.name, pairs, len(texts), keep=keep, lengths=lengths, fingerprints=fingerprints
+    )
     timings["cluster"] = time.perf_counter() - t0
     result.timings = timings
     return result
 
 
 def cluster_result(
-    method_name: str, pairs: PairSet, n: int, *, keep: str = "first",
-    lengths: np.ndarray | None = None, fingerprints: np.ndarray | None = None,
+    method_name: str,
+    pairs: PairSet,
+    n: int,
+    *,
+    keep: str = "first",
+    lengths: np.ndarray | None = None,
+    fingerprints: np.ndarray | None = None,
 ) -> DedupResult:
     """Cluster a method's pairs over ``n`` documents and attach the per-document evidence."""
     clusters = cluster_pairs(n, pairs.left, pairs.right, keep=keep, lengths=lengths)

@@ -49,7 +49,9 @@ class IdfTable:
         """IDF fitted on a corpus given as feature hashes with per-document offsets."""
         n_docs = max(len(offsets) - 1, 1)
         doc = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-        pairs = np.unique(np.stack([doc.astype(np.uint64), hashes]), axis=1) if len(hashes) else None
+        pairs = (
+            np.unique(np.stack([doc.astype(np.uint64), hashes]), axis=1) if len(hashes) else None
+        )
         if pairs is None:
             return cls(np.empty(0, np.uint64), np.empty(0), 1.0)
         uniq, df = np.unique(pairs[1], return_counts=True)
@@ -69,7 +71,9 @@ def _read_table(lines, source: str) -> IdfTable:
         try:
             value = float(parts[1])
         except ValueError:
-            raise InputError(f"idf {parts[1]!r} is not a number", source=source, record=number) from None
+            raise InputError(
+                f"idf {parts[1]!r} is not a number", source=source, record=number
+            ) from None
         if not math.isfinite(value):
             raise InputError(f"idf {parts[1]!r} is not finite", source=source, record=number)
         words.append(parts[0])
@@ -81,7 +85,9 @@ def _read_table(lines, source: str) -> IdfTable:
 def load_idf(name: str = "default") -> IdfTable:
     """The IDF table named by ``FingerprintConfig.idf``: ``default`` (jieba's) or a file path."""
     if name == "corpus":
-        raise ConfigError("idf='corpus' is fitted on the input: call Fingerprinter.fit(texts) first")
+        raise ConfigError(
+            "idf='corpus' is fitted on the input: call Fingerprinter.fit(texts) first"
+        )
     if name == "default":
         try:
             ref = resources.files("jieba.analyse").joinpath("idf.txt")
@@ -94,6 +100,8 @@ def load_idf(name: str = "default") -> IdfTable:
         return _read_table(text.splitlines(), "jieba/analyse/idf.txt")
     path = Path(name)
     if not path.is_file():
-        raise ConfigError(f"idf={name!r}: no such file; use 'default', 'corpus' or a 'word idf' file")
+        raise ConfigError(
+            f"idf={name!r}: no such file; use 'default', 'corpus' or a 'word idf' file"
+        )
     with path.open(encoding="utf-8") as handle:
         return _read_table(handle, str(path))

@@ -27,8 +27,15 @@ from .errors import ConfigError, InputError
 FORMATS = ("jsonl", "csv", "tsv", "parquet", "text")
 ON_ERROR = ("fail", "skip")
 _SUFFIX_FORMAT = {
-    ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv",
-    ".parquet": "parquet", ".pq": "parquet", ".txt": "text", ".text": "text",
+    ".jsonl": "jsonl",
+    ".json": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".txt": "text",
+    ".text": "text",
 }
 _COMPRESSIONS = (".gz", ".zst")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or lone surrogates
@@ -76,11 +83,11 @@ def open_binary(path: str | os.PathLike, mode: str = "rb") -> BinaryIO:
         import zstandard
 
         if "r" in mode:
-            raw = open(p, "rb")  # noqa: SIM115 - closed by the reader
+            raw = open(p, "rb")  # noqa: SIM115 - closed by the stream reader
             return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
-        raw = open(p, "wb")  # noqa: SIM115
+        raw = open(p, "wb")  # noqa: SIM115 - closed by the stream writer
         return zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=True)  # type: ignore
-    return open(p, mode)  # noqa: SIM115
+    return open(p, mode)
 
 
 def check_input(path: str | os.PathLike) -> Path:
@@ -111,7 +118,9 @@ class RecordReader:
         self.path = check_input(path)
         self.format = fmt or split_suffix(self.path)[0]
         if self.format not in FORMATS:
-            raise ConfigError(f"format={self.format!r} is not supported; choose one of {', '.join(FORMATS)}")
+            raise ConfigError(
+                f"format={self.format!r} is not supported; choose one of {', '.join(FORMATS)}"
+            )
         self.text_field = text_field
         self.id_field = id_field
         self.on_error = on_error
@@ -119,7 +128,10 @@ class RecordReader:
 
     def __iter__(self) -> Iterator[Record | Skipped]:
         rows = {
-            "jsonl": self._jsonl, "csv": self._csv, "tsv": self._csv, "parquet": self._parquet,
+            "jsonl": self._jsonl,
+            "csv": self._csv,
+            "tsv": self._csv,
+            "parquet": self._parquet,
             "text": self._text,
         }[self.format]()
         empty = True
@@ -143,17 +155,30 @@ class RecordReader:
             return self._bad(number, None, "missing_id", f"no id field {self.id_field!r}")
         if not isinstance(doc_id, str):
             if isinstance(doc_id, bool) or not isinstance(doc_id, int):
-                return self._bad(number, None, "bad_id", f"id field {self.id_field!r} is "
-                                 f"{type(doc_id).__name__}, not a string or integer")
+                return self._bad(
+                    number,
+                    None,
+                    "bad_id",
+                    f"id field {self.id_field!r} is "
+                    f"{type(doc_id).__name__}, not a string or integer",
+                )
             doc_id = str(doc_id)
         if self.text_field not in row:
             fields = ", ".join(sorted(map(str, row)))[:200]
-            return self._bad(number, doc_id, "missing_text",
-                             f"no text field {self.text_field!r} (fields: {fields}); use --text-field")
+            return self._bad(
+                number,
+                doc_id,
+                "missing_text",
+                f"no text field {self.text_field!r} (fields: {fields}); use --text-field",
+            )
         text = row[self.text_field]
         if not isinstance(text, str):
-            return self._bad(number, doc_id, "text_not_string",
-                             f"text field {self.text_field!r} is {type(text).__name__}, not a string")
+            return self._bad(
+                number,
+                doc_id,
+                "text_not_string",
+                f"text field {self.text_field!r} is {type(text).__name__}, not a string",
+            )
         if _SURROGATE.search(text):
             return self._bad(number, doc_id, "invalid_utf8", "text is not valid UTF-8")
         if not text.strip():
@@ -173,8 +198,12 @@ class RecordReader:
                     yield self._bad(number, None, reason, f"not valid JSON ({exc})")
                     continue
                 if not isinstance(row, dict):
-                    yield self._bad(number, None, "not_an_object",
-                                    f"expected a JSON object, got {type(row).__name__}")
+                    yield self._bad(
+                        number,
+                        None,
+                        "not_an_object",
+                        f"expected a JSON object, got {type(row).__name__}",
+                    )
                     continue
                 yield self._record(number, row, line)
 
@@ -205,8 +234,12 @@ class RecordReader:
                     number -= 1
                     continue
                 if len(values) != width:
-                    yield self._bad(number, None, "malformed_row",
-                                    f"{len(values)} fields, the header has {width}")
+                    yield self._bad(
+                        number,
+                        None,
+                        "malformed_row",
+                        f"{len(values)} fields, the header has {width}",
+                    )
                     continue
                 yield self._record(number, dict(zip(header, values, strict=True)), values)
 
@@ -221,8 +254,9 @@ class RecordReader:
         columns = [c for c in (self.text_field, self.id_field) if c]
         missing = [c for c in columns if c not in names]
         if missing:
-            raise InputError(f"no column {missing[0]!r} (columns: {', '.join(names)})",
-                             source=self.source)
+            raise InputError(
+                f"no column {missing[0]!r} (columns: {', '.join(names)})", source=self.source
+            )
         number = 0
         for batch in pfile.iter_batches(columns=columns, batch_size=65536):
             for row in batch.to_pylist():
@@ -237,8 +271,11 @@ class RecordReader:
                 except UnicodeDecodeError as exc:
                     yield self._bad(number, None, "invalid_utf8", f"not valid UTF-8 ({exc.reason})")
                     continue
-                yield self._record(number, {"text": text} if self.text_field == "text"
-                                   else {self.text_field: text}, line)
+                yield self._record(
+                    number,
+                    {"text": text} if self.text_field == "text" else {self.text_field: text},
+                    line,
+                )
 
 
 def read_records(path: str | os.PathLike, **options: Any) -> RecordReader:

@@ -43,7 +43,9 @@ class PairSet:
         n = len(self.left)
         for name in ("right", "distance", "similarity", "method"):
             if len(getattr(self, name)) != n:
-                raise ValueError(f"PairSet.{name} has {len(getattr(self, name))} entries, left has {n}")
+                raise ValueError(
+                    f"PairSet.{name} has {len(getattr(self, name))} entries, left has {n}"
+                )
 
     def __len__(self) -> int:
         return len(self.left)
@@ -70,7 +72,9 @@ class PairSet:
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         dist = np.full(n, -1, np.int16) if distance is None else np.asarray(distance, np.int16)
         sim = (
-            np.full(n, np.nan, np.float32) if similarity is None else np.asarray(similarity, np.float32)
+            np.full(n, np.nan, np.float32)
+            if similarity is None
+            else np.asarray(similarity, np.float32)
         )
         codes = np.full(n, method_code(method), np.uint8)
         return cls(lo, hi, dist, sim, codes, dict(evidence or {}))
@@ -99,14 +103,20 @@ class PairSet:
             kept = set(zip(self.left[keep].tolist(), self.right[keep].tolist(), strict=True))
             ev = {k: v for k, v in self.evidence.items() if k in kept}
         return PairSet(
-            self.left[keep], self.right[keep], self.distance[keep], self.similarity[keep],
-            self.method[keep], ev,
+            self.left[keep],
+            self.right[keep],
+            self.distance[keep],
+            self.similarity[keep],
+            self.method[keep],
+            ev,
         )
 
     def offset(self, by: int) -> PairSet:
         """The same pairs with positions shifted by ``by`` (to merge batches)."""
         ev = {(a + by, b + by): v for (a, b), v in self.evidence.items()}
-        return PairSet(self.left + by, self.right + by, self.distance, self.similarity, self.method, ev)
+        return PairSet(
+            self.left + by, self.right + by, self.distance, self.similarity, self.method, ev
+        )
 
     def remap(self, positions: np.ndarray) -> PairSet:
         """Translate positions through ``positions`` (a sub-batch's index -> the full batch's index)."""
@@ -131,6 +141,10 @@ class PairSet:
         first = np.ones(len(order), bool)
         first[1:] = (l_[1:] != l_[:-1]) | (r_[1:] != r_[:-1])
         return PairSet(
-            l_[first], r_[first], self.distance[order][first], self.similarity[order][first],
-            self.method[order][first], self.evidence,
+            l_[first],
+            r_[first],
+            self.distance[order][first],
+            self.similarity[order][first],
+            self.method[order][first],
+            self.evidence,
         )

@@ -24,7 +24,9 @@ from .features import char_ngrams, raw_tokens, word_char_table, word_shingles, w
 from .idf import IdfTable, load_idf
 from .normalize import encode_texts, normalize, normalize_encoded, normalize_many
 
-_ALL_WORD = np.ones(1, dtype=np.bool_)  # a 1-entry table: every code point >= 1 counts as a word char
+_ALL_WORD = np.ones(
+    1, dtype=np.bool_
+)  # a 1-entry table: every code point >= 1 counts as a word char
 
 
 def feature_hash(feature: str) -> int:
@@ -69,7 +71,9 @@ class Fingerprinter:
     on the corpus first (``fingerprint_many`` fits on its own input otherwise).
     """
 
-    def __init__(self, config: FingerprintConfig | None = None, *, idf_table: IdfTable | None = None):
+    def __init__(
+        self, config: FingerprintConfig | None = None, *, idf_table: IdfTable | None = None
+    ):
         self.config = config or FingerprintConfig()
         self._idf = idf_table
 
@@ -125,8 +129,9 @@ class Fingerprinter:
         if not seq:
             return np.empty(0, dtype=np.uint64)
         if self.config.features == "char":
-            cps, offsets = encode_texts(seq) if normalized else normalize_encoded(
-                seq, self.config.normalize)
+            cps, offsets = (
+                encode_texts(seq) if normalized else normalize_encoded(seq, self.config.normalize)
+            )
             hashes, offsets = _kernels.char_ngram_hashes(cps, offsets, self.config.ngram)
         else:
             norm = seq if normalized else normalize_many(seq, self.config.normalize)

@@ -37,12 +37,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", help="input file")
     p.add_argument("-o", "--output", required=True, help="output directory (created if missing)")
     p.add_argument("--format", choices=FORMATS, help="input format (default: from the file name)")
-    p.add_argument("--text-field", default="text", help="field/column holding the text (default: text)")
+    p.add_argument(
+        "--text-field", default="text", help="field/column holding the text (default: text)"
+    )
     p.add_argument("--id-field", help="field/column holding the id (default: the record number)")
-    p.add_argument("--keep", choices=KEEP_RULES, default="first",
-                   help="which member of a cluster is kept (default: first)")
-    p.add_argument("--on-error", choices=ON_ERROR, default="fail",
-                   help="bad records: fail with an error naming them, or skip and count them")
+    p.add_argument(
+        "--keep",
+        choices=KEEP_RULES,
+        default="first",
+        help="which member of a cluster is kept (default: first)",
+    )
+    p.add_argument(
+        "--on-error",
+        choices=ON_ERROR,
+        default="fail",
+        help="bad records: fail with an error naming them, or skip and count them",
+    )
     p.add_argument("--pairs", action="store_true", help="also write the verified pairs (pairs.csv)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_method_options(p)
@@ -59,15 +69,23 @@ def prepare_output(path: str) -> Path:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        raise InputError(f"cannot write the output directory ({exc.strerror})", source=str(out)) from None
+        raise InputError(
+            f"cannot write the output directory ({exc.strerror})", source=str(out)
+        ) from None
     return out
 
 
 def progress(quiet: bool, desc: str):
     from tqdm import tqdm
 
-    return tqdm(desc=desc, unit=" docs", unit_scale=True, file=sys.stderr,
-                disable=quiet or not sys.stderr.isatty(), mininterval=0.5)
+    return tqdm(
+        desc=desc,
+        unit=" docs",
+        unit_scale=True,
+        file=sys.stderr,
+        disable=quiet or not sys.stderr.isatty(),
+        mininterval=0.5,
+    )
 
 
 def read_all(reader: RecordReader, method: Any, *, quiet: bool):
@@ -90,10 +108,16 @@ def read_all(reader: RecordReader, method: Any, *, quiet: bool):
         rec: Record = item
         if rec.id in seen:
             if reader.on_error == "fail":
-                raise InputError(f"duplicate id {rec.id!r} (first at record {seen[rec.id]})",
-                                 source=reader.source, record=rec.number)
-            skipped.append(Skipped(rec.number, rec.id, "duplicate_id",
-                                   f"id already used by record {seen[rec.id]}"))
+                raise InputError(
+                    f"duplicate id {rec.id!r} (first at record {seen[rec.id]})",
+                    source=reader.source,
+                    record=rec.number,
+                )
+            skipped.append(
+                Skipped(
+                    rec.number, rec.id, "duplicate_id", f"id already used by record {seen[rec.id]}"
+                )
+            )
             continue
         seen[rec.id] = rec.number
         ids.append(rec.id)
@@ -115,8 +139,13 @@ def run(args: argparse.Namespace) -> int:
     timings: dict[str, float] = {}
     options = method_options(args)
     method = create(args.method, **options)
-    reader = RecordReader(args.input, text_field=args.text_field, id_field=args.id_field,
-                          fmt=args.format, on_error=args.on_error)
+    reader = RecordReader(
+        args.input,
+        text_field=args.text_field,
+        id_field=args.id_field,
+        fmt=args.format,
+        on_error=args.on_error,
+    )
     out = prepare_output(args.output)
 
     t0 = time.perf_counter()
@@ -128,8 +157,9 @@ def run(args: argparse.Namespace) -> int:
         pairs = method.pairs_from_fingerprints(fps)
         timings["find_pairs"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        result = cluster_result(method.name, pairs, len(ids), keep=args.keep, lengths=lengths,
-                                fingerprints=fps)
+        result = cluster_result(
+            method.name, pairs, len(ids), keep=args.keep, lengths=lengths, fingerprints=fps
+        )
         timings["cluster"] = time.perf_counter() - t0
     else:
         result = dedup_with(method, texts, keep=args.keep, lengths=lengths)
@@ -151,8 +181,10 @@ def run(args: argparse.Namespace) -> int:
     timings["total"] = time.perf_counter() - t_start
 
     summary = build_summary(args, method, reader, ids, skipped, result, written, kept_path, timings)
-    _atomic(out / "summary.json",
-            lambda p: p.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n"))
+    _atomic(
+        out / "summary.json",
+        lambda p: p.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n"),
+    )
     if not args.quiet:
         c = summary["counts"]
         print(
@@ -180,16 +212,18 @@ def write_clusters(path: Path, ids: list[str], result: DedupResult) -> None:
     is_rep = c.representative == np.arange(len(c))
     dist = result.distance_to_representative
     sim = result.similarity_to_representative
-    methods = np.array(METHODS + ("",), dtype=object)
+    methods = np.array((*METHODS, ""), dtype=object)
     codes = np.where(is_rep, len(METHODS), result.method_to_representative.astype(np.int64))
-    table = pa.table({
-        "id": ids_arr,
-        "cluster_id": pa.array(c.cluster_id, pa.int64()),
-        "representative_id": ids_arr.take(pa.array(c.representative, pa.int64())),
-        "distance": pa.array(dist.astype(np.int32), pa.int32(), mask=dist < 0),
-        "similarity": pa.array(sim, pa.float32(), mask=np.isnan(sim)),
-        "method": pa.array(methods[codes], pa.string()),
-    })
+    table = pa.table(
+        {
+            "id": ids_arr,
+            "cluster_id": pa.array(c.cluster_id, pa.int64()),
+            "representative_id": ids_arr.take(pa.array(c.representative, pa.int64())),
+            "distance": pa.array(dist.astype(np.int32), pa.int32(), mask=dist < 0),
+            "similarity": pa.array(sim, pa.float32(), mask=np.isnan(sim)),
+            "method": pa.array(methods[codes], pa.string()),
+        }
+    )
     pcsv.write_csv(table, path)
 
 
@@ -198,8 +232,12 @@ def write_skipped(path: Path, skipped: list[Skipped]) -> None:
 
     with open(path, "wb") as f:
         for s in skipped:
-            f.write(orjson.dumps({"record": s.number, "id": s.id, "reason": s.reason,
-                                  "message": s.message}) + b"\n")
+            f.write(
+                orjson.dumps(
+                    {"record": s.number, "id": s.id, "reason": s.reason, "message": s.message}
+                )
+                + b"\n"
+            )
 
 
 def write_pairs(path: Path, ids: list[str], result: DedupResult) -> None:
@@ -209,11 +247,25 @@ def write_pairs(path: Path, ids: list[str], result: DedupResult) -> None:
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["id_a", "id_b", "method", "distance", "similarity", "evidence"])
-        for a, b, m, d, s in zip(p.left.tolist(), p.right.tolist(), p.method.tolist(),
-                                 p.distance.tolist(), p.similarity.tolist(), strict=True):
+        for a, b, m, d, s in zip(
+            p.left.tolist(),
+            p.right.tolist(),
+            p.method.tolist(),
+            p.distance.tolist(),
+            p.similarity.tolist(),
+            strict=True,
+        ):
             ev = p.evidence.get((a, b))
-            w.writerow([ids[a], ids[b], METHODS[m], "" if d < 0 else d,
-                        "" if s != s else round(s, 6), json.dumps(ev, ensure_ascii=False) if ev else ""])
+            w.writerow(
+                [
+                    ids[a],
+                    ids[b],
+                    METHODS[m],
+                    "" if d < 0 else d,
+                    "" if s != s else round(s, 6),
+                    json.dumps(ev, ensure_ascii=False) if ev else "",
+                ]
+            )
 
 
 def build_summary(args, method, reader, ids, skipped, result, written, kept_path, timings) -> dict:
@@ -243,9 +295,12 @@ def build_summary(args, method, reader, ids, skipped, result, written, kept_path
             "pairs": len(result.pairs),
         },
         "accounting": "records_read = kept + duplicates_removed + skipped",
-        "outputs": {"kept": kept_path.name, "clusters": "clusters.csv",
-                    "skipped": "skipped.jsonl" if skipped else None,
-                    "pairs": "pairs.csv" if args.pairs else None},
+        "outputs": {
+            "kept": kept_path.name,
+            "clusters": "clusters.csv",
+            "skipped": "skipped.jsonl" if skipped else None,
+            "pairs": "pairs.csv" if args.pairs else None,
+        },
         "seconds": {k: round(v, 4) for k, v in timings.items()},
     }
 

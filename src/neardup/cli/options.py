@@ -26,24 +26,43 @@ _FLAG_FIELDS = {
 
 def add_method_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("method options (each applies to the methods that have it)")
-    g.add_argument("--method", choices=METHOD_NAMES, default="simhash",
-                   help="simhash (long texts), ngram (short texts), paragraph (DRPKP), "
-                        "auto (by length); default: simhash")
+    g.add_argument(
+        "--method",
+        choices=METHOD_NAMES,
+        default="simhash",
+        help="simhash (long texts), ngram (short texts), paragraph (DRPKP), "
+        "auto (by length); default: simhash",
+    )
     g.add_argument("--max-distance", type=int, help="largest Hamming distance of a duplicate (k)")
-    g.add_argument("--blocks", type=int, help="permuted-table blocks (> max distance; default: auto)")
+    g.add_argument(
+        "--blocks", type=int, help="permuted-table blocks (> max distance; default: auto)"
+    )
     g.add_argument("--ngram", type=int, help="n of character n-grams / word shingles")
     g.add_argument("--features", choices=FEATURE_KINDS, help="SimHash features")
     g.add_argument("--weights", choices=WEIGHT_KINDS, help="feature weights")
     g.add_argument("--idf", help="IDF table for tfidf: default (jieba), corpus, or a file")
     g.add_argument("--verify", choices=("jaccard", "edit"), help="verify candidate pairs exactly")
-    g.add_argument("--threshold", type=float,
-                   help="similarity a verified pair needs (the method's own measure)")
+    g.add_argument(
+        "--threshold",
+        type=float,
+        help="similarity a verified pair needs (the method's own measure)",
+    )
     g.add_argument("--key-length", type=int, help="ngram method: m of the m-gram keys")
-    g.add_argument("--remove-punctuation", action="store_true",
-                   help="normalisation: drop punctuation and symbols")
-    g.add_argument("--cjk-only", action="store_true", help="normalisation: keep only CJK characters")
-    g.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="any other option of the method's config (repeatable)")
+    g.add_argument(
+        "--remove-punctuation",
+        action="store_true",
+        help="normalisation: drop punctuation and symbols",
+    )
+    g.add_argument(
+        "--cjk-only", action="store_true", help="normalisation: keep only CJK characters"
+    )
+    g.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any other option of the method's config (repeatable)",
+    )
 
 
 def method_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -154,9 +154,8 @@ class _Segment:
         self.positions = np.empty((len(masks), self.size), np.int64)
         values = fps[positions]
         for t, mask in enumerate(masks):
-            keys = values & mask
-            order = np.argsort(keys, kind="stable")
-            self.keys[t] = keys[order]
+            order, _ = _sorted_by_key(values, int(mask))
+            self.keys[t] = values[order] & mask
             self.positions[t] = positions[order]
 
 
@@ -175,8 +174,9 @@ class PermutedIndex:
 
     TAIL = 2048
 
-    def __init__(self, *, max_distance: int = 3, blocks: int | None = None,
-                 expected_size: int = 1_000_000):
+    def __init__(
+        self, *, max_distance: int = 3, blocks: int | None = None, expected_size: int = 1_000_000
+    ):
         self.layout = _layout_for(expected_size, max_distance, blocks, online=True)
         self.max_distance = max_distance
         self._masks = self.layout.mask_array()
@@ -259,8 +259,16 @@ class PermutedIndex:
         k = self.max_distance
         for seg in self._segments:
             out_pos, out_dist, count = _kernels.query_tables(
-                seg.keys, seg.positions, self._fps, self._alive, self._masks, q, k,
-                out_pos, out_dist, count,
+                seg.keys,
+                seg.positions,
+                self._fps,
+                self._alive,
+                self._masks,
+                q,
+                k,
+                out_pos,
+                out_dist,
+                count,
             )
         out_pos, out_dist, count = _kernels.scan_linear(
             self._fps, self._alive, self._tabled, len(self._ids), q, k, out_pos, out_dist, count

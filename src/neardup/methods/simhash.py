@@ -50,7 +50,10 @@ class SimhashConfig:
 
     def fingerprint_config(self) -> FingerprintConfig:
         return FingerprintConfig(
-            features=self.features, ngram=self.ngram, weights=self.weights, idf=self.idf,
+            features=self.features,
+            ngram=self.ngram,
+            weights=self.weights,
+            idf=self.idf,
             normalize=self.normalize,
         )
 
