@@ -247,3 +247,46 @@ def test_real_sample(shared_data, tmp_path):
     c = json.loads((out / "summary.json").read_text())["counts"]
     assert c["kept"] + c["duplicates_removed"] == 3000
     assert np.sum([r["representative_id"] == r["id"] for r in clusters]) == c["kept"]
+
+
+@pytest.mark.parametrize("method", ["ngram", "paragraph", "auto"])
+def test_every_method_through_the_cli(tmp_path, capsys, method):
+    texts = [
+        "今天天气很好我们去公园散步",
+        "今天天气很好，我们去公园散步！",
+        "完全无关的一条消息内容",
+    ]
+    long = "\n".join(BASE)
+    texts += [long, "转载：\n" + long]
+    path = tmp_path / "in.jsonl"
+    write_jsonl(path, texts)
+    out = tmp_path / "o"
+    assert (
+        main(
+            [
+                "dedup",
+                str(path),
+                "-o",
+                str(out),
+                "--text-field",
+                "body",
+                "--method",
+                method,
+                "--pairs",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    rows = read_clusters(out)
+    c = json.loads((out / "summary.json").read_text())["counts"]
+    assert c["kept"] + c["duplicates_removed"] == len(texts)
+    assert rows[4]["representative_id"] == "4"  # the repost of the long text
+    assert rows[4]["method"] in {"simhash", "ngram", "paragraph", "exact"}
+    if method != "paragraph":  # paragraph needs three topic words per paragraph
+        assert rows[1]["representative_id"] == "1"
+    with open(out / "pairs.csv", encoding="utf-8") as f:
+        pairs = list(csv.DictReader(f))
+    assert pairs
+    assert main(["compare", texts[3], texts[4], "--method", method]) == 0
+    assert json.loads(capsys.readouterr().out)["duplicate"] is True

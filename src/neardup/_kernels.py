@@ -423,3 +423,113 @@ def splice_documents(base, base_off, repl, repl_off, which):
         else:
             out[off[d] : off[d + 1]] = repl[repl_off[j] : repl_off[j + 1]]
     return out, off
+
+
+# -- sets, exact duplicates and the m-gram candidate index ------------------------------------
+
+
+@numba.njit(cache=True, nogil=True)
+def unique_per_doc(hashes, offsets):
+    """Sort each document's hashes and drop repeats; returns ``(values, offsets)``."""
+    ndocs = offsets.shape[0] - 1
+    out = np.empty(hashes.shape[0], np.uint64)
+    out_off = np.empty(ndocs + 1, np.int64)
+    out_off[0] = 0
+    w = 0
+    for d in range(ndocs):
+        seg = np.sort(hashes[offsets[d] : offsets[d + 1]])
+        for i in range(seg.shape[0]):
+            if i == 0 or seg[i] != seg[i - 1]:
+                out[w] = seg[i]
+                w += 1
+        out_off[d + 1] = w
+    return out[:w], out_off
+
+
+@numba.njit(cache=True, nogil=True)
+def document_hashes(cps, offsets):
+    """One 64-bit hash of each whole document (for grouping identical texts)."""
+    ndocs = offsets.shape[0] - 1
+    out = np.empty(ndocs, np.uint64)
+    for d in range(ndocs):
+        h = FNV_OFFSET ^ np.uint64(offsets[d + 1] - offsets[d])
+        for i in range(offsets[d], offsets[d + 1]):
+            h = _fnv_step(h, cps[i])
+        out[d] = fmix64(h)
+    return out
+
+
+@numba.njit(inline="always")
+def _intersection(a, alo, ahi, b, blo, bhi):
+    i = alo
+    j = blo
+    common = 0
+    while i < ahi and j < bhi:
+        if a[i] == b[j]:
+            common += 1
+            i += 1
+            j += 1
+        elif a[i] < b[j]:
+            i += 1
+        else:
+            j += 1
+    return common
+
+
+@numba.njit(cache=True, nogil=True)
+def jaccard_pairs(values, offsets, left, right):
+    """Jaccard similarity of sorted unique sets ``left[i]`` and ``right[i]`` (two empty sets: 1)."""
+    out = np.empty(left.shape[0], np.float32)
+    for p in range(left.shape[0]):
+        a = left[p]
+        b = right[p]
+        na = offsets[a + 1] - offsets[a]
+        nb = offsets[b + 1] - offsets[b]
+        if na == 0 and nb == 0:
+            out[p] = 1.0
+            continue
+        common = _intersection(
+            values, offsets[a], offsets[a + 1], values, offsets[b], offsets[b + 1]
+        )
+        out[p] = common / (na + nb - common)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, out_l, out_r, fill):
+    count = 0
+    for x in range(lo, hi):
+        for i in range(doc_off[x], doc_off[x + 1]):
+            k = doc_keys[i]
+            if not key_ok[k]:
+                continue
+            for j in range(post_off[k], post_off[k + 1]):
+                y = post_docs[j]
+                if y <= x or mark[y] == x:
+                    continue
+                mark[y] = x
+                if fill:
+                    out_l[count] = x
+                    out_r[count] = y
+                count += 1
+    return count
+
+
+@numba.njit(cache=True, nogil=True)
+def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi):
+    """Pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key, each once.
+
+    ``doc_keys`` are each document's distinct key ids; ``post_docs[post_off[k]:post_off[k+1]]``
+    lists the documents holding key ``k`` in increasing order.
+    """
+    n = doc_off.shape[0] - 1
+    mark = np.full(n, -1, np.int64)
+    empty = np.empty(0, np.int64)
+    count = _candidates(
+        doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, empty, empty, False
+    )
+    left = np.empty(count, np.int64)
+    right = np.empty(count, np.int64)
+    mark[:] = -1
+    _candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, left, right, True)
+    return left, right

@@ -1,0 +1,125 @@
+"""The short-text m-gram substring index (reference 000): candidates share a character m-gram.
+
+Every text is keyed by its distinct character m-grams (a text shorter than m by the whole text).
+Two texts are candidates when they share a key. Keys held by more than ``max_posting`` texts
+(boilerplate such as "转发微博", a common emoji code) are not used to make candidates: they would
+cost ``s²/2`` comparisons each and carry little evidence. Such keys are counted and reported; a
+pair whose only shared keys are over the cap is missed, and ``max_posting=None`` turns the cap off
+(exact: every pair sharing a key is a candidate).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _kernels
+from ..features import char_ngrams
+from ..normalize import encode_texts
+
+CHUNK_DOCS = 50_000
+
+
+@dataclass(frozen=True)
+class CandidateStats:
+    documents: int
+    keys: int
+    pruned_keys: int  # keys over the posting cap
+    pruned_postings: int  # postings of those keys
+    candidates: int
+
+
+def key_sets(texts: Sequence[str], key_length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's distinct m-gram hashes, sorted: ``(values, offsets)``."""
+    cps, offsets = encode_texts(texts)
+    hashes, hoff = _kernels.char_ngram_hashes(cps, offsets, key_length)
+    return _kernels.unique_per_doc(hashes, hoff)
+
+
+def candidate_pairs(
+    texts: Sequence[str], *, key_length: int = 4, max_posting: int | None = 2000
+) -> tuple[np.ndarray, np.ndarray, CandidateStats]:
+    """All pairs of positions ``i < j`` sharing a usable m-gram key (each pair once)."""
+    values, offsets = key_sets(texts, key_length)
+    n = len(texts)
+    uniq, key_ids, counts = np.unique(values, return_inverse=True, return_counts=True)
+    key_ids = key_ids.astype(np.int64)
+    docs = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    order = np.argsort(key_ids, kind="stable")  # stable: each posting list in document order
+    post_docs = docs[order]
+    post_off = np.zeros(len(uniq) + 1, np.int64)
+    np.cumsum(counts, out=post_off[1:])
+    key_ok = np.ones(len(uniq), np.bool_) if max_posting is None else counts <= max_posting
+    left_parts, right_parts = [], []
+    for lo in range(0, n, CHUNK_DOCS):
+        a, b = _kernels.key_candidates(
+            key_ids, offsets, post_docs, post_off, key_ok, lo, min(n, lo + CHUNK_DOCS)
+        )
+        left_parts.append(a)
+        right_parts.append(b)
+    left = np.concatenate(left_parts) if left_parts else np.empty(0, np.int64)
+    right = np.concatenate(right_parts) if right_parts else np.empty(0, np.int64)
+    pruned = ~key_ok
+    stats = CandidateStats(n, len(uniq), int(pruned.sum()), int(counts[pruned].sum()), len(left))
+    return left, right, stats
+
+
+class NgramIndex:
+    """Online m-gram index over documents with hashable ids: add, remove, candidate lookup.
+
+    ``query`` returns the ids of stored documents that share at least one key with the text,
+    in insertion order; callers verify them (see :mod:`neardup.verify`).
+    """
+
+    def __init__(self, *, key_length: int = 4, max_posting: int | None = 2000):
+        if key_length < 1:
+            raise ValueError(f"key_length must be >= 1, got {key_length}")
+        self.key_length = key_length
+        self.max_posting = max_posting
+        self._postings: dict[str, dict[Hashable, None]] = defaultdict(dict)
+        self._keys: dict[Hashable, list[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, doc_id: Hashable) -> bool:
+        return doc_id in self._keys
+
+    def keys_of(self, text: str) -> list[str]:
+        return list(dict.fromkeys(char_ngrams(text, self.key_length)))
+
+    def add(self, doc_id: Hashable, text: str) -> None:
+        if doc_id in self._keys:
+            raise ValueError(f"document id {doc_id!r} is already in the index; remove it first")
+        keys = self.keys_of(text)
+        self._keys[doc_id] = keys
+        for k in keys:
+            self._postings[k][doc_id] = None
+
+    def add_many(self, ids: Iterable[Hashable], texts: Iterable[str]) -> None:
+        for doc_id, text in zip(ids, texts, strict=True):
+            self.add(doc_id, text)
+
+    def remove(self, doc_id: Hashable) -> bool:
+        keys = self._keys.pop(doc_id, None)
+        if keys is None:
+            return False
+        for k in keys:
+            posting = self._postings.get(k)
+            if posting is not None:
+                posting.pop(doc_id, None)
+                if not posting:
+                    del self._postings[k]
+        return True
+
+    def query(self, text: str) -> list[Hashable]:
+        found: dict[Hashable, None] = {}
+        for k in self.keys_of(text):
+            posting = self._postings.get(k)
+            if not posting or (self.max_posting is not None and len(posting) > self.max_posting):
+                continue
+            found.update(posting)
+        return list(found)

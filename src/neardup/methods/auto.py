@@ -1,0 +1,139 @@
+"""The ``auto`` method: choose by length (reference 004: short texts need other tools than long).
+
+- Texts of at most ``short_max_length`` normalised characters go to ``ngram`` (m-gram keys,
+  Jaccard over character 3-grams >= ``short_threshold``).
+- Texts of at least ``long_min_length`` characters go to ``simhash`` with a wider Hamming radius
+  (``long_max_distance``) and every candidate verified by Jaccard >= ``long_threshold``.
+- With ``paragraph=True``, long texts also go through ``paragraph`` (partial duplicates).
+
+The two length ranges overlap (by default 100–200 characters), so a mid-length text is compared
+with both its shorter and its longer neighbours: a pair is lost only if one text is at most
+``long_min_length - 1`` and the other more than ``short_max_length`` characters long, and such a
+length ratio already keeps Jaccard below 0.5 for all but containment. Pairs are merged; each keeps
+the method that found it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..config import NormalizeConfig
+from ..errors import ConfigError
+from ..normalize import normalize_many
+from ..pairs import PairSet
+from .ngram import NgramConfig, NgramMethod
+from .paragraph import ParagraphConfig, ParagraphMethod
+from .simhash import SimhashConfig, SimhashMethod
+
+
+@dataclass(frozen=True)
+class AutoConfig:
+    short_max_length: int = 200
+    long_min_length: int = 100
+    short_threshold: float = 0.5
+    long_max_distance: int = 8
+    long_threshold: float = 0.5
+    paragraph: bool = False
+    normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
+
+    def __post_init__(self) -> None:
+        if self.long_min_length > self.short_max_length + 1:
+            raise ConfigError(
+                f"long_min_length={self.long_min_length} leaves texts of "
+                f"{self.short_max_length + 1}..{self.long_min_length - 1} characters to no method; "
+                f"make it at most short_max_length + 1 = {self.short_max_length + 1}"
+            )
+        if self.long_min_length < 1 or self.short_max_length < 1:
+            raise ConfigError("short_max_length and long_min_length must be >= 1")
+        self.parts()  # validates the sub-configurations
+
+    def parts(self) -> tuple[NgramConfig, SimhashConfig, ParagraphConfig]:
+        return (
+            NgramConfig(threshold=self.short_threshold, normalize=self.normalize),
+            SimhashConfig(
+                max_distance=self.long_max_distance,
+                verify="jaccard",
+                min_similarity=self.long_threshold,
+                normalize=self.normalize,
+            ),
+            ParagraphConfig(normalize=self.normalize),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class AutoMethod:
+    """Length-aware: ``ngram`` for short texts, verified ``simhash`` for long ones."""
+
+    name = "auto"
+    measure = "jaccard"
+    higher_is_closer = True
+
+    def __init__(self, config: AutoConfig | None = None):
+        self.config = config or AutoConfig()
+        ngram_cfg, simhash_cfg, para_cfg = self.config.parts()
+        self.short = NgramMethod(ngram_cfg)
+        self.long = SimhashMethod(simhash_cfg)
+        self.paragraph = ParagraphMethod(para_cfg) if self.config.paragraph else None
+        self.stats: dict[str, Any] = {}
+
+    @property
+    def threshold(self) -> float:
+        return float(min(self.config.short_threshold, self.config.long_threshold))
+
+    def _groups(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        lengths = np.fromiter(
+            (len(t) for t in normalize_many(texts, self.config.normalize)),
+            np.int64,
+            count=len(texts),
+        )
+        short = np.flatnonzero(lengths <= self.config.short_max_length)
+        long = np.flatnonzero(lengths >= self.config.long_min_length)
+        return short, long
+
+    def find_pairs(self, texts: Sequence[str]) -> PairSet:
+        short, long = self._groups(texts)
+        parts = []
+        if len(short):
+            parts.append(self.short.find_pairs([texts[i] for i in short.tolist()]).remap(short))
+        long_texts = [texts[i] for i in long.tolist()]
+        if len(long):
+            parts.append(self.long.find_pairs(long_texts).remap(long))
+            if self.paragraph is not None:
+                parts.append(self.paragraph.find_pairs(long_texts).remap(long))
+        self.stats = {
+            "short_documents": len(short),
+            "long_documents": len(long),
+            "ngram": self.short.stats,
+        }
+        return PairSet.concat(parts).sorted()
+
+    def _route(self, a: str, b: str) -> str:
+        na, nb = normalize_many([a, b], self.config.normalize)
+        if max(len(na), len(nb)) <= self.config.short_max_length:
+            return "ngram"
+        if min(len(na), len(nb)) >= self.config.long_min_length:
+            return "simhash"
+        return "ngram"
+
+    def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        """Jaccard over character 3-grams: the measure both routes verify with."""
+        return self.short.score_pairs(left, right)
+
+    def compare(self, a: str, b: str) -> dict[str, Any]:
+        route = self._route(a, b)
+        verdict = (self.short if route == "ngram" else self.long).compare(a, b)
+        if route == "simhash" and self.paragraph is not None and not verdict["duplicate"]:
+            para = self.paragraph.compare(a, b)
+            if para["duplicate"]:
+                verdict = para
+        return {
+            "method": self.name,
+            "route": route,
+            **{k: v for k, v in verdict.items() if k != "method"},
+        }

@@ -1,0 +1,172 @@
+"""The ``ngram`` method for short texts (reference 000): m-gram keys, exact verification.
+
+Steps: normalise; group texts whose normalised form is identical (pairs of similarity 1.0,
+method ``exact``, each linked to the first copy); index one copy of each by its character
+m-grams (:mod:`neardup.index.ngram`); verify every candidate pair sharing a key with Jaccard
+over character n-grams (or normalised edit similarity) against ``threshold``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import _kernels
+from ..config import NormalizeConfig
+from ..errors import ConfigError
+from ..index.ngram import CandidateStats, candidate_pairs, key_sets
+from ..normalize import encode_texts, normalize_many
+from ..pairs import PairSet
+from ..verify import MEASURES, ngram_sets, similarity_pairs
+
+
+@dataclass(frozen=True)
+class NgramConfig:
+    """Options of the ``ngram`` method.
+
+    ``key_length`` (m): characters per index key; ``measure``: ``jaccard`` (over character
+    ``ngram``-grams) or ``edit``; ``threshold``: the similarity a pair needs (inclusive);
+    ``max_posting``: keys held by more texts than this make no candidates (``None``: no cap).
+    """
+
+    key_length: int = 4
+    measure: str = "jaccard"
+    ngram: int = 3
+    threshold: float = 0.5
+    max_posting: int | None = 2000
+    normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.key_length, int) or not 1 <= self.key_length <= 32:
+            raise ConfigError(
+                f"key_length={self.key_length!r} must be an integer from 1 to 32 "
+                "(reference 000 uses 4 or more characters)"
+            )
+        if self.measure not in MEASURES:
+            raise ConfigError(
+                f"measure={self.measure!r} is not supported; choose 'jaccard' or 'edit'"
+            )
+        if not isinstance(self.ngram, int) or not 1 <= self.ngram <= 16:
+            raise ConfigError(f"ngram={self.ngram!r} must be an integer from 1 to 16")
+        if not 0.0 < float(self.threshold) <= 1.0:
+            raise ConfigError(f"threshold={self.threshold} must be in (0, 1]; 0.5 is the default")
+        if self.max_posting is not None and (
+            not isinstance(self.max_posting, int) or self.max_posting < 2
+        ):
+            raise ConfigError(f"max_posting={self.max_posting!r} must be an integer >= 2 or None")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class NgramMethod:
+    """Short-text near-duplicates by shared m-grams and verified similarity."""
+
+    name = "ngram"
+    higher_is_closer = True
+
+    def __init__(self, config: NgramConfig | None = None):
+        self.config = config or NgramConfig()
+        self.stats: dict[str, int] = {}
+
+    @property
+    def measure(self) -> str:
+        return self.config.measure
+
+    @property
+    def threshold(self) -> float:
+        return float(self.config.threshold)
+
+    def find_pairs(self, texts: Sequence[str]) -> PairSet:
+        cfg = self.config
+        norm = normalize_many(texts, cfg.normalize)
+        cps, offsets = encode_texts(norm)
+        doc_hash = _kernels.document_hashes(cps, offsets)
+        order = np.argsort(doc_hash, kind="stable")
+        sorted_hash = doc_hash[order]
+        starts = (
+            np.r_[True, sorted_hash[1:] != sorted_hash[:-1]] if len(order) else np.empty(0, bool)
+        )
+        group = np.empty(len(norm), np.int64)
+        group[order] = np.cumsum(starts) - 1
+        first = order[starts]  # stable sort: first position of each identical group
+        # exact copies (hash equality, confirmed on the text itself)
+        copies = np.flatnonzero(first[group] != np.arange(len(norm)))
+        same = np.fromiter(
+            (norm[i] == norm[first[group[i]]] for i in copies.tolist()), bool, count=len(copies)
+        )
+        if not same.all():  # a 64-bit collision: give the colliding texts their own group
+            for i in copies[~same].tolist():
+                first = np.append(first, i)
+                group[i] = len(first) - 1
+            copies = copies[same]
+        reps = np.sort(first)
+        rep_texts = [norm[i] for i in reps.tolist()]
+        left, right, stats = candidate_pairs(
+            rep_texts, key_length=cfg.key_length, max_posting=cfg.max_posting
+        )
+        sets = ngram_sets(rep_texts, cfg.ngram) if cfg.measure == "jaccard" else None
+        sim = similarity_pairs(
+            rep_texts, left, right, measure=cfg.measure, ngram=cfg.ngram, sets=sets
+        )
+        keep = sim >= cfg.threshold
+        self.stats = self._stats(len(norm), len(copies), stats, int(keep.sum()))
+        verified = PairSet.build(
+            reps[left[keep]], reps[right[keep]], method="ngram", similarity=sim[keep]
+        )
+        exact = PairSet.build(
+            first[group[copies]],
+            copies,
+            method="exact",
+            similarity=np.ones(len(copies), np.float32),
+        )
+        return PairSet.concat([exact, verified])
+
+    @staticmethod
+    def _stats(n: int, copies: int, s: CandidateStats, verified: int) -> dict[str, int]:
+        return {
+            "documents": n,
+            "exact_copies": copies,
+            "distinct_texts": s.documents,
+            "keys": s.keys,
+            "pruned_keys": s.pruned_keys,
+            "pruned_postings": s.pruned_postings,
+            "candidates": s.candidates,
+            "verified_pairs": verified,
+        }
+
+    def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        if len(left) != len(right):
+            raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
+        norm = normalize_many(list(left) + list(right), self.config.normalize)
+        n = len(left)
+        idx = np.arange(n)
+        return similarity_pairs(
+            norm, idx, idx + n, measure=self.config.measure, ngram=self.config.ngram
+        ).astype(np.float64)
+
+    def compare(self, a: str, b: str) -> dict[str, Any]:
+        cfg = self.config
+        na, nb = normalize_many([a, b], cfg.normalize)
+        values, offsets = key_sets([na, nb], cfg.key_length)
+        ka, kb = values[offsets[0] : offsets[1]], values[offsets[1] : offsets[2]]
+        shared = len(np.intersect1d(ka, kb))
+        sim = float(
+            similarity_pairs(
+                [na, nb], np.array([0]), np.array([1]), measure=cfg.measure, ngram=cfg.ngram
+            )[0]
+        )
+        return {
+            "method": self.name,
+            "normalized_a": na,
+            "normalized_b": nb,
+            "key_length": cfg.key_length,
+            "shared_keys": shared,
+            "measure": cfg.measure,
+            "similarity": round(sim, 6),
+            "threshold": cfg.threshold,
+            "duplicate": bool(shared > 0 and sim >= cfg.threshold),
+        }
