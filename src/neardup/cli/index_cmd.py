@@ -1,0 +1,150 @@
+"""``neardup index add|query|remove|stats``: a persistent index fed from files, resumable."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import orjson
+
+from ..io import FORMATS, ON_ERROR, Record, RecordReader, Skipped
+from .dedup_cmd import progress
+from .detector_options import DEFAULT_DB, add_detector_options, open_detector
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "index",
+        help="persistent index: add, query, remove, stats",
+        description="Work with a persistent index (SQLite file or PostgreSQL).",
+    )
+    isub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
+
+    for name, helptext in (
+        ("add", "check and insert the records of a file (resumable)"),
+        ("query", "print each record's matches as JSON lines"),
+    ):
+        a = isub.add_parser(name, help=helptext)
+        a.add_argument("input")
+        a.add_argument("--format", choices=FORMATS)
+        a.add_argument("--text-field", default="text")
+        a.add_argument("--id-field", help="id field (default: the record number)")
+        a.add_argument("--on-error", choices=ON_ERROR, default="fail")
+        a.add_argument("--batch-size", type=int, default=1000, help="records per transaction")
+        a.add_argument("--quiet", action="store_true")
+        a.add_argument("--limit", type=int, help=argparse.SUPPRESS)  # stop early (tests)
+        add_detector_options(a)
+        a.set_defaults(func=run_add if name == "add" else run_query)
+
+    r = isub.add_parser("remove", help="remove documents by id")
+    r.add_argument("ids", nargs="+", metavar="ID")
+    r.add_argument("--db", default=DEFAULT_DB)
+    r.set_defaults(func=run_remove)
+
+    s = isub.add_parser("stats", help="documents, parameters and version of a store")
+    s.add_argument("--db", default=DEFAULT_DB)
+    s.set_defaults(func=run_stats)
+
+
+def _records(args):
+    reader = RecordReader(
+        args.input,
+        text_field=args.text_field,
+        id_field=args.id_field,
+        fmt=args.format,
+        on_error=args.on_error,
+    )
+    return reader
+
+
+def run_add(args: argparse.Namespace) -> int:
+    if args.batch_size < 1:
+        from ..errors import ConfigError
+
+        raise ConfigError(f"--batch-size {args.batch_size} must be at least 1")
+    detector = open_detector(args)
+    reader = _records(args)
+    name = "index-add:" + str(Path(args.input).resolve())
+    done = int(detector.store.get_checkpoint(name) or 0)
+    counts = {
+        "inserted": 0,
+        "replaced": 0,
+        "unchanged": 0,
+        "duplicate_not_stored": 0,
+        "duplicates": 0,
+        "skipped": 0,
+        "already_done": 0,
+    }
+    batch: list[Record] = []
+    last = done
+    bar = progress(args.quiet, "indexing")
+
+    def flush(upto: int) -> None:
+        results = detector.add_many([(r.id, r.text) for r in batch], checkpoint=(name, str(upto)))
+        for r in results:
+            counts[r.status] += 1
+            counts["duplicates"] += r.duplicate
+        batch.clear()
+
+    seen = 0
+    for item in reader:
+        if item.number <= done:
+            counts["already_done"] += 1
+            continue
+        if args.limit is not None and seen >= args.limit:
+            break
+        seen += 1
+        bar.update(1)
+        if isinstance(item, Skipped):
+            counts["skipped"] += 1
+        else:
+            batch.append(item)
+        last = item.number
+        if len(batch) >= args.batch_size:
+            flush(last)
+    if batch or last > done:
+        flush(last)
+    bar.close()
+    counts["documents_in_store"] = len(detector)
+    print(json.dumps(counts), file=sys.stderr)
+    return 0
+
+
+def run_query(args: argparse.Namespace) -> int:
+    detector = open_detector(args)
+    out = sys.stdout.buffer
+    for item in _records(args):
+        if isinstance(item, Skipped):
+            row = {"record": item.number, "id": item.id, "skipped": item.reason}
+        else:
+            result = detector.check(item.text)
+            matches = [m.__dict__ for m in result.matches if m.id != item.id]
+            row = {
+                "record": item.number,
+                "id": item.id,
+                "duplicate": bool(matches),
+                "matches": matches,
+            }
+        out.write(orjson.dumps(row) + b"\n")
+    out.flush()
+    return 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    from ..store import open_store
+
+    store = open_store(args.db)
+    missing = [i for i in args.ids if not store.delete(i)]
+    for i in missing:
+        print(f"neardup: no document with id {i!r}", file=sys.stderr)
+    return 1 if missing else 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from ..store import open_store
+
+    store = open_store(args.db)
+    print(json.dumps({"store": store.url, "documents": store.count(), **store.meta()}, indent=2))
+    return 0

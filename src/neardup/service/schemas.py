@@ -1,0 +1,76 @@
+"""Request and response bodies of the HTTP API (pydantic lives only in this package)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+
+MAX_ID_LENGTH = 512
+
+
+class DocumentIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: StrictStr = Field(min_length=1, max_length=MAX_ID_LENGTH, description="document id")
+    text: StrictStr = Field(description="document text (non-empty after trimming)")
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("text is empty")
+        return value
+
+
+class CheckIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: StrictStr
+    id: StrictStr | None = Field(default=None, max_length=MAX_ID_LENGTH)
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("text is empty")
+        return value
+
+
+class BatchIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    documents: list[DocumentIn] = Field(min_length=1, max_length=10_000)
+
+
+class MatchOut(BaseModel):
+    id: str
+    distance: int | None = Field(description="Hamming distance of the fingerprints (simhash)")
+    similarity: float | None = Field(description="verified Jaccard similarity (ngram, auto)")
+    method: str
+
+
+class CheckOut(BaseModel):
+    duplicate: bool
+    matches: list[MatchOut]
+
+
+class DocumentResult(CheckOut):
+    id: str
+    inserted: bool
+    status: str = Field(description="inserted | replaced | unchanged | duplicate_not_stored")
+
+
+class BatchOut(BaseModel):
+    results: list[DocumentResult]
+
+
+class StoredOut(BaseModel):
+    id: str
+    fingerprint: str = Field(description="64-bit SimHash, 16 hex digits")
+    length: int
+    duplicate_of: str | None
+    added_at: float
+
+
+class ErrorOut(BaseModel):
+    error: str
+    detail: list[dict] | None = None

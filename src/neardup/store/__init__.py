@@ -1,0 +1,58 @@
+"""Persistence edge: one store protocol, backends chosen by URL.
+
+=====================  =============================================  ==================
+URL                    backend                                        needs
+=====================  =============================================  ==================
+``sqlite:///f.db``     SQLite file (relative path; ``sqlite:////abs``  stdlib
+                       for an absolute one), WAL, synchronous=FULL
+``postgresql://...``   PostgreSQL via psycopg 3                       ``neardup[postgres]``
+``memory://``          in memory, for tests                           —
+=====================  =============================================  ==================
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from ..errors import ConfigError
+from .base import Snapshot, Store, StoredDocument, to_signed, to_unsigned
+from .memory import MemoryStore
+
+
+def open_store(url: str) -> Store:
+    """Open (creating if needed) the store at ``url``."""
+    if not isinstance(url, str) or "://" not in url:
+        raise ConfigError(
+            f"--db {url!r} is not a store URL; use sqlite:///path.db, postgresql://user@host/db "
+            "or memory://"
+        )
+    scheme = url.split("://", 1)[0].lower()
+    if scheme == "memory":
+        return MemoryStore(url)
+    if scheme == "sqlite":
+        from .sqlite import SqliteStore
+
+        parts = urlsplit(url)
+        path = url[len("sqlite:///") :].split("?", 1)[0] if url.startswith("sqlite:///") else ""
+        if not path:
+            raise ConfigError(f"{url!r}: give a file, e.g. sqlite:///neardup.db")
+        query = parse_qs(parts.query)
+        return SqliteStore(url, path, synchronous=query.get("synchronous", ["full"])[0])
+    if scheme in ("postgresql", "postgres"):
+        from .postgres import PostgresStore
+
+        return PostgresStore(url)
+    raise ConfigError(
+        f"unknown store scheme {scheme!r} in {url!r}; use sqlite, postgresql or memory"
+    )
+
+
+__all__ = [
+    "MemoryStore",
+    "Snapshot",
+    "Store",
+    "StoredDocument",
+    "open_store",
+    "to_signed",
+    "to_unsigned",
+]

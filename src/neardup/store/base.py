@@ -1,0 +1,132 @@
+"""The store protocol: persisted fingerprints and metadata, one implementation per backend.
+
+Schema (the same in every SQL backend)::
+
+    neardup_meta        (key TEXT PRIMARY KEY, value TEXT)           version + parameters (JSON)
+    neardup_documents   (seq, id TEXT UNIQUE, fingerprint BIGINT, length INTEGER,
+                         text_hash BIGINT, duplicate_of TEXT NULL, added_at DOUBLE, payload TEXT NULL)
+    neardup_checkpoints (name TEXT PRIMARY KEY, value TEXT)          resumable batch jobs
+
+Fingerprints and text hashes are unsigned 64-bit values; SQL integers are signed, so they are
+stored through :func:`to_signed` / :func:`to_unsigned` — the only place that mapping happens.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import IncompatibleIndexError
+
+_TWO64 = 1 << 64
+_TWO63 = 1 << 63
+
+
+def to_signed(value: int) -> int:
+    """Unsigned 64-bit -> signed 64-bit (same bits), for SQL BIGINT columns."""
+    value = int(value)
+    if not 0 <= value < _TWO64:
+        raise ValueError(f"{value} is not an unsigned 64-bit value")
+    return value - _TWO64 if value >= _TWO63 else value
+
+
+def to_unsigned(value: int) -> int:
+    """Signed 64-bit -> unsigned 64-bit (same bits)."""
+    value = int(value)
+    return value + _TWO64 if value < 0 else value
+
+
+def to_unsigned_array(values: Sequence[int]) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64).view(np.uint64)
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    id: str
+    fingerprint: int  # unsigned
+    length: int
+    text_hash: int  # unsigned
+    duplicate_of: str | None = None
+    added_at: float = 0.0
+    payload: dict[str, Any] | None = field(default=None, compare=False)
+
+    def row(self) -> tuple:
+        return (
+            self.id,
+            to_signed(self.fingerprint),
+            self.length,
+            to_signed(self.text_hash),
+            self.duplicate_of,
+            self.added_at,
+            None if self.payload is None else json.dumps(self.payload, ensure_ascii=False),
+        )
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> StoredDocument:
+        doc_id, fp, length, text_hash, dup, added, payload = row
+        return cls(
+            doc_id,
+            to_unsigned(fp),
+            int(length),
+            to_unsigned(text_hash),
+            dup,
+            float(added),
+            None if payload is None else json.loads(payload),
+        )
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything needed to rebuild the in-memory index, in insertion order."""
+
+    ids: list[str]
+    fingerprints: np.ndarray  # uint64
+    text_hashes: np.ndarray  # uint64
+    payloads: list[dict[str, Any] | None]
+
+
+class Store(Protocol):
+    url: str
+
+    def check_meta(self, version: str, params: dict[str, Any]) -> None: ...
+    def meta(self) -> dict[str, Any]: ...
+    def put_many(
+        self, docs: Sequence[StoredDocument], *, checkpoint: tuple[str, str] | None = None
+    ) -> None: ...
+    def get(self, doc_id: str) -> StoredDocument | None: ...
+    def delete(self, doc_id: str) -> bool: ...
+    def count(self) -> int: ...
+    def snapshot(self) -> Snapshot: ...
+    def get_checkpoint(self, name: str) -> str | None: ...
+    def close(self) -> None: ...
+
+
+def compare_meta(stored: dict[str, str], version: str, params: dict[str, Any], url: str) -> None:
+    """Raise IncompatibleIndexError naming every difference between stored and wanted metadata."""
+    diffs = []
+    if stored.get("version") != version:
+        diffs.append(f"algorithm version: stored {stored.get('version')!r}, now {version!r}")
+    old = json.loads(stored.get("params", "{}"))
+    for key in sorted(set(old) | set(params)):
+        if old.get(key) != params.get(key):
+            diffs.append(f"{key}: stored {old.get(key)!r}, now {params.get(key)!r}")
+    if diffs:
+        raise IncompatibleIndexError(
+            f"the store {url} was built with other settings ({'; '.join(diffs)}); use the same "
+            "settings or a new store"
+        )
+
+
+def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

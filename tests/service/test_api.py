@@ -1,0 +1,116 @@
+"""Every endpoint and error case, in-process through FastAPI's test client."""
+
+import pytest
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient
+
+from neardup.online import Detector
+from neardup.service import create_app
+from neardup.store import open_store
+
+TEXT = (
+    "国务院总理主持召开国务院常务会议，部署进一步稳外贸稳外资的措施，要求各地区各部门抓好落实，"
+    "确保经济运行在合理区间，为全年经济社会发展目标任务的完成提供有力支撑。"
+)
+
+
+@pytest.fixture
+def client(tmp_path):
+    det = Detector(store=open_store(f"sqlite:///{tmp_path}/s.db"))
+    return TestClient(
+        create_app(det, api_key="sekret", max_body_bytes=4096), headers={"X-API-Key": "sekret"}
+    )
+
+
+def test_insert_check_get_delete(client):
+    r = client.post("/v1/documents", json={"id": "a", "text": TEXT})
+    assert r.status_code == 200
+    assert r.json() == {
+        "id": "a",
+        "duplicate": False,
+        "matches": [],
+        "inserted": True,
+        "status": "inserted",
+    }
+    r = client.post("/v1/documents", json={"id": "b", "text": TEXT.replace("，", ",", 1)})
+    body = r.json()
+    assert body["duplicate"] and body["matches"][0]["id"] == "a"
+    assert body["matches"][0]["method"] == "simhash" and body["matches"][0]["distance"] <= 3
+    check = client.post("/v1/check", json={"text": TEXT}).json()
+    assert check["duplicate"] and {m["id"] for m in check["matches"]} == {"a", "b"}
+    got = client.get("/v1/documents/b").json()
+    assert got["id"] == "b" and got["duplicate_of"] == "a" and len(got["fingerprint"]) == 16
+    assert client.get("/v1/stats").json()["documents"] == 2
+    assert client.delete("/v1/documents/a").json() == {"id": "a", "deleted": True}
+    assert client.get("/v1/documents/a").status_code == 404
+    assert client.get("/healthz").json() == {"status": "ok", "documents": 1}
+
+
+def test_idempotent_conflict_replace(client):
+    assert client.post("/v1/documents", json={"id": "a", "text": TEXT}).json()["inserted"]
+    again = client.post("/v1/documents", json={"id": "a", "text": TEXT}).json()
+    assert again["status"] == "unchanged" and not again["inserted"]
+    r = client.post("/v1/documents", json={"id": "a", "text": "另一条"})
+    assert r.status_code == 409 and "different text" in r.json()["error"]
+    r = client.post("/v1/documents?replace=true", json={"id": "a", "text": "另一条内容"})
+    assert r.json()["status"] == "replaced"
+
+
+def test_batch(client):
+    docs = [{"id": f"d{i}", "text": TEXT + ("" if i % 2 else "。")} for i in range(4)]
+    r = client.post("/v1/documents/batch", json={"documents": docs})
+    results = r.json()["results"]
+    assert [x["id"] for x in results] == ["d0", "d1", "d2", "d3"]
+    assert not results[0]["duplicate"] and all(x["inserted"] for x in results)
+
+
+@pytest.mark.parametrize(
+    "body,status,message",
+    [
+        ({"id": "a"}, 422, "text: Field required"),
+        ({"id": "a", "text": ""}, 422, "text is empty"),
+        ({"id": "a", "text": "   "}, 422, "text is empty"),
+        ({"id": "a", "text": 5}, 422, "text: Input should be a valid string"),
+        ({"id": 5, "text": "x"}, 422, "id: Input should be a valid string"),
+        ({"id": "a", "text": "x", "extra": 1}, 422, "extra: Extra inputs are not permitted"),
+        ([1, 2], 422, "invalid request"),
+    ],
+)
+def test_bad_bodies(client, body, status, message):
+    r = client.post("/v1/documents", json=body)
+    assert r.status_code == status and message in r.json()["error"]
+
+
+def test_invalid_json_oversized_auth_unknown(client, tmp_path):
+    r = client.post(
+        "/v1/documents",
+        content=b'{"id": "a", "text": ',
+        headers={"Content-Type": "application/json"},
+    )
+    assert r.status_code == 400 and r.json()["error"] == "the request body is not valid JSON"
+    r = client.post("/v1/documents", json={"id": "a", "text": "x" * 5000})
+    assert r.status_code == 413 and "over the limit of 4096 bytes" in r.json()["error"]
+    r = client.post("/v1/documents", json={"id": "a", "text": TEXT}, headers={"X-API-Key": "no"})
+    assert r.status_code == 401
+    r = client.post(
+        "/v1/documents",
+        json={"id": "a", "text": TEXT},
+        headers={"X-API-Key": "", "Authorization": "Bearer sekret"},
+    )
+    assert r.status_code == 200
+    assert client.delete("/v1/documents/zzz").status_code == 404
+    assert client.get("/v1/nothing").status_code == 404
+    assert (
+        client.post("/v1/check", json={"text": TEXT}, headers={"X-API-Key": "no"}).status_code
+        == 200
+    )
+    schema = client.get("/openapi.json").json()
+    assert {
+        "/v1/documents",
+        "/v1/check",
+        "/v1/documents/batch",
+        "/v1/stats",
+        "/v1/documents/{doc_id}",
+        "/healthz",
+    } <= set(schema["paths"])

@@ -1,0 +1,123 @@
+"""One contract, every backend: memory, SQLite, and a real PostgreSQL server."""
+
+import os
+import threading
+import uuid
+
+import numpy as np
+import pytest
+
+from neardup.errors import ConfigError, IncompatibleIndexError
+from neardup.store import StoredDocument, open_store, to_signed, to_unsigned
+
+PG_URL = os.environ.get("NEARDUP_TEST_POSTGRES_URL")
+
+
+def _pg_url():
+    if not PG_URL:
+        pytest.skip(
+            "no PostgreSQL server: set NEARDUP_TEST_POSTGRES_URL (bash .ci/postgres.sh starts one)"
+        )
+    return PG_URL
+
+
+@pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request, tmp_path):
+    if request.param == "memory":
+        yield "memory://"
+        return
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/store.db"
+        return
+    url = _pg_url()
+    psycopg = pytest.importorskip("psycopg")
+    schema = "t_" + uuid.uuid4().hex[:12]  # an empty schema per test
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in url else "?"
+    yield f"{url}{sep}options=-csearch_path%3D{schema}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def doc(i, fp=None, text_hash=None, payload=None):
+    return StoredDocument(
+        f"d{i}", fp if fp is not None else i * 7919, i, text_hash or i, None, 1000.0 + i, payload
+    )
+
+
+def test_put_get_delete_snapshot(store_url):
+    s = open_store(store_url)
+    s.check_meta("v1", {"k": 3})
+    big = (1 << 64) - 1
+    s.put_many([doc(1, fp=big, text_hash=1 << 63, payload={"text": "中文"}), doc(2), doc(3)])
+    got = s.get("d1")
+    assert got.fingerprint == big and got.text_hash == 1 << 63 and got.payload == {"text": "中文"}
+    assert s.get("nope") is None and s.count() == 3
+    snap = s.snapshot()
+    assert snap.ids == ["d1", "d2", "d3"]
+    assert snap.fingerprints.dtype == np.uint64 and int(snap.fingerprints[0]) == big
+    assert s.delete("d2") and not s.delete("d2") and s.count() == 2
+    s.put_many([doc(1, fp=5)])  # replace: same id, new data, moves to the end
+    assert s.get("d1").fingerprint == 5 and s.snapshot().ids == ["d3", "d1"]
+    s.close()
+
+
+def test_reopen_and_metadata_mismatch(store_url):
+    if store_url == "memory://":
+        pytest.skip("memory stores do not persist")
+    s = open_store(store_url)
+    s.check_meta("v1", {"k": 3, "method": "simhash"})
+    s.put_many([doc(1)])
+    s.close()
+    s = open_store(store_url)
+    s.check_meta("v1", {"k": 3, "method": "simhash"})
+    assert s.count() == 1
+    with pytest.raises(IncompatibleIndexError, match=r"k: stored 3, now 4"):
+        s.check_meta("v1", {"k": 4, "method": "simhash"})
+    with pytest.raises(IncompatibleIndexError, match=r"algorithm version: stored 'v1', now 'v2'"):
+        s.check_meta("v2", {"k": 3, "method": "simhash"})
+    assert s.meta() == {"version": "v1", "params": {"k": 3, "method": "simhash"}}
+
+
+def test_checkpoint_commits_with_the_batch(store_url):
+    s = open_store(store_url)
+    s.put_many([doc(1)], checkpoint=("job", "10"))
+    assert s.get_checkpoint("job") == "10"
+    bad = doc(3, payload={"x": object()})  # cannot be serialised: the whole batch fails
+    with pytest.raises(TypeError):
+        s.put_many([doc(2), bad], checkpoint=("job", "20"))
+    assert s.get_checkpoint("job") == "10" and s.get("d2") is None
+
+
+def test_concurrent_writers_lose_nothing(store_url):
+    s = open_store(store_url)
+
+    def writer(t):
+        for i in range(50):
+            s.put_many([doc(t * 1000 + i)])
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert s.count() == 200 and len(set(s.snapshot().ids)) == 200
+
+
+def test_signed_mapping():
+    for v in (0, 1, (1 << 63) - 1, 1 << 63, (1 << 64) - 1):
+        assert to_unsigned(to_signed(v)) == v and -(1 << 63) <= to_signed(v) < (1 << 63)
+    with pytest.raises(ValueError):
+        to_signed(1 << 64)
+
+
+def test_bad_urls(tmp_path):
+    with pytest.raises(ConfigError, match="not a store URL"):
+        open_store("neardup.db")
+    with pytest.raises(ConfigError, match="unknown store scheme 'redis'"):
+        open_store("redis://x")
+    with pytest.raises(ConfigError, match="does not exist"):
+        open_store(f"sqlite:///{tmp_path}/no/such/dir/x.db")
+    with pytest.raises(ConfigError, match="cannot connect"):
+        open_store("postgresql://nobody@127.0.0.1:1/none")

@@ -1,0 +1,66 @@
+import json
+
+import orjson
+
+from neardup.cli import main
+
+
+def write(path, texts):
+    with open(path, "wb") as f:
+        for i, t in enumerate(texts):
+            f.write(orjson.dumps({"id": f"doc{i}", "text": t}) + b"\n")
+
+
+TEXTS = [
+    f"第{i}条新闻：国务院常务会议部署稳外贸稳外资措施，要求各地抓好落实，确保经济运行平稳。"
+    if i % 4
+    else f"完全不同的第{i}条消息，讲的是体育比赛和天气预报以及交通出行的情况。"
+    for i in range(40)
+]
+
+
+def test_add_is_resumable_and_idempotent(tmp_path, capsys):
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS)
+    db = f"sqlite:///{tmp_path}/ix.db"
+    base = [
+        "index",
+        "add",
+        str(path),
+        "--db",
+        db,
+        "--id-field",
+        "id",
+        "--quiet",
+        "--batch-size",
+        "7",
+    ]
+    assert main([*base, "--limit", "15"]) == 0  # an interrupted run
+    first = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert first["inserted"] == 15 and first["documents_in_store"] == 15
+    assert main(base) == 0
+    second = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert second["already_done"] == 15 and second["inserted"] == 25
+    assert second["documents_in_store"] == 40
+    assert main(base) == 0
+    third = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert third["inserted"] == 0 and third["documents_in_store"] == 40
+    assert main(["index", "stats", "--db", db]) == 0
+    assert json.loads(capsys.readouterr().out)["documents"] == 40
+
+
+def test_query_remove_and_errors(tmp_path, capsys):
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS[:8])
+    db = f"sqlite:///{tmp_path}/ix.db"
+    assert main(["index", "add", str(path), "--db", db, "--id-field", "id", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["index", "query", str(path), "--db", db, "--id-field", "id"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 8 and all("matches" in r for r in rows)
+    assert main(["index", "remove", "doc0", "nope", "--db", db]) == 1
+    assert "no document with id 'nope'" in capsys.readouterr().err
+    assert main(["index", "stats", "--db", "nowhere.db"]) == 2
+    assert "not a store URL" in capsys.readouterr().err
+    assert main(["index", "add", str(path), "--db", db, "--method", "ngram", "--quiet"]) == 2
+    assert "built with other settings" in capsys.readouterr().err

@@ -1,0 +1,103 @@
+import random
+import threading
+
+import pytest
+
+import reference
+from neardup.errors import IncompatibleIndexError
+from neardup.normalize import normalize
+from neardup.online import Detector, DocumentConflictError
+from neardup.simhash import Fingerprinter
+from neardup.store import open_store
+
+BASE = (
+    "国务院总理主持召开国务院常务会议，部署进一步稳外贸稳外资的措施，要求各地区各部门抓好落实，"
+    "确保经济运行在合理区间，为全年经济社会发展目标任务的完成提供有力支撑。"
+)
+
+
+def variants(n, seed=0):
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        t = BASE if i % 3 else f"第{i}条：" + "".join(rng.sample(BASE, len(BASE)))
+        if i % 5 == 0:
+            t = t.replace("，", ",", 1)
+        out.append(t)
+    return out
+
+
+def test_simhash_detector_equals_brute_force(tmp_path):
+    texts = variants(60)
+    det = Detector(store=open_store(f"sqlite:///{tmp_path}/d.db"), method="simhash", max_distance=3)
+    fp = Fingerprinter()
+    fps = [fp.fingerprint(t) for t in texts]
+    for i, t in enumerate(texts):
+        r = det.add(f"id{i}", t)
+        want = sorted(
+            (f"id{j}", reference.hamming(fps[i], fps[j]))
+            for j in range(i)
+            if reference.hamming(fps[i], fps[j]) <= 3
+        )
+        assert sorted((m.id, m.distance) for m in r.matches) == want
+        assert r.inserted and r.duplicate == bool(want)
+
+
+def test_ngram_detector_verifies_jaccard():
+    det = Detector(store=open_store("memory://"), method="ngram", threshold=0.5)
+    det.add("a", "今天天气很好我们去公园散步")
+    r = det.check("今天天气很好，我们去公园散步！")
+    assert [m.id for m in r.matches] == ["a"] and r.matches[0].similarity >= 0.5
+    assert not det.check("完全无关的文字内容").duplicate
+
+
+def test_idempotence_conflict_replace_policy():
+    det = Detector(store=open_store("memory://"), store_duplicates=False)
+    assert det.add("a", BASE).status == "inserted"
+    assert det.add("a", BASE).status == "unchanged" and len(det) == 1
+    with pytest.raises(DocumentConflictError, match="already stored with a different text"):
+        det.add("a", "别的内容")
+    assert det.add("a", "别的内容", replace=True).status == "replaced"
+    det.add("b", BASE)
+    r = det.add("c", BASE)
+    assert r.duplicate and not r.inserted and r.status == "duplicate_not_stored" and "c" not in det
+
+
+def test_restart_and_settings_check(tmp_path):
+    url = f"sqlite:///{tmp_path}/d.db"
+    det = Detector(store=open_store(url), method="auto")
+    det.add_many([(f"id{i}", t) for i, t in enumerate(variants(10))])
+    again = Detector(store=open_store(url), method="auto")
+    assert len(again) == 10 and again.check(BASE).matches
+    with pytest.raises(IncompatibleIndexError, match="method: stored 'auto', now 'simhash'"):
+        Detector(store=open_store(url), method="simhash")
+
+
+def test_concurrent_near_duplicates_not_both_unique(tmp_path):
+    det = Detector(store=open_store(f"sqlite:///{tmp_path}/c.db"))
+    results = {}
+    barrier = threading.Barrier(8)
+
+    def send(i):
+        barrier.wait()
+        results[i] = det.add(f"id{i}", BASE)
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(not r.duplicate for r in results.values()) == 1  # exactly one first copy
+    assert len(det) == 8 and det.store.count() == 8
+
+
+def test_failed_commit_leaves_no_trace():
+    class FailingStore(type(open_store("memory://"))):
+        def put_many(self, docs, *, checkpoint=None):
+            raise RuntimeError("disk full")
+
+    det = Detector(store=FailingStore())
+    with pytest.raises(RuntimeError):
+        det.add("a", BASE)
+    assert "a" not in det and not det.check(BASE).duplicate
+    assert normalize(BASE)
