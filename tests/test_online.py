@@ -27,19 +27,27 @@ def variants(n, seed=0):
     return out
 
 
-def test_simhash_detector_equals_brute_force(tmp_path):
+@pytest.mark.parametrize("max_matches", [5, 1000])
+def test_simhash_detector_equals_brute_force(tmp_path, max_matches):
     texts = variants(60)
-    det = Detector(store=open_store(f"sqlite:///{tmp_path}/d.db"), method="simhash", max_distance=3)
+    det = Detector(
+        store=open_store(f"sqlite:///{tmp_path}/d.db"),
+        method="simhash",
+        max_distance=3,
+        max_matches=max_matches,
+    )
     fp = Fingerprinter()
     fps = [fp.fingerprint(t) for t in texts]
     for i, t in enumerate(texts):
         r = det.add(f"id{i}", t)
+        # nearest first, ties in insertion order, at most max_matches
         want = sorted(
-            (f"id{j}", reference.hamming(fps[i], fps[j]))
+            (reference.hamming(fps[i], fps[j]), j)
             for j in range(i)
             if reference.hamming(fps[i], fps[j]) <= 3
         )
-        assert sorted((m.id, m.distance) for m in r.matches) == want
+        want = [(f"id{j}", d) for d, j in want][:max_matches]
+        assert [(m.id, m.distance) for m in r.matches] == want
         assert r.inserted and r.duplicate == bool(want)
 
 

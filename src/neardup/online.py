@@ -47,6 +47,7 @@ class DetectorConfig:
     long_min_length: int = 100
     long_max_distance: int = 8
     store_duplicates: bool = True
+    max_matches: int = 20
 
     def __post_init__(self) -> None:
         if self.method not in DETECTOR_METHODS:
@@ -61,7 +62,9 @@ class DetectorConfig:
 
     def persisted(self) -> dict[str, Any]:
         """The parameters that define stored data (checked when a store is reopened)."""
-        params = {k: v for k, v in asdict(self).items() if k != "store_duplicates"}
+        params = {
+            k: v for k, v in asdict(self).items() if k not in ("store_duplicates", "max_matches")
+        }
         params["fingerprint"] = FingerprintConfig().to_dict()
         return params
 
@@ -77,13 +80,13 @@ class Match:
 @dataclass(frozen=True)
 class CheckResult:
     duplicate: bool
-    matches: list[Match]
+    matches: list[Match]  # the nearest ``max_matches``
 
 
 @dataclass(frozen=True)
 class AddResult:
     duplicate: bool
-    matches: list[Match]
+    matches: list[Match]  # the nearest ``max_matches``
     inserted: bool
     status: str  # inserted | unchanged | duplicate_not_stored | replaced
 
@@ -163,7 +166,8 @@ class Detector:
         found: dict[str, Match] = {}
         n = len(p.normalized)
         if self._uses_simhash(n) or cfg.method == "simhash":
-            for doc_id, d in self._simhash.query(p.fingerprint):
+            limit = cfg.max_matches + 1 if cfg.method == "simhash" else None
+            for doc_id, d in self._simhash.query(p.fingerprint, limit=limit):
                 if doc_id == exclude:
                     continue
                 if cfg.method == "simhash" or self._uses_simhash(len(self._texts.get(doc_id, ""))):
@@ -173,7 +177,7 @@ class Detector:
                 if doc_id != exclude:
                     found.setdefault(doc_id, Match(doc_id, None, None, "ngram"))
         if cfg.method == "simhash" or not found:
-            return sorted(found.values(), key=lambda m: (m.distance or 0, m.id))
+            return [m for m in found.values() if m.id != exclude][: cfg.max_matches]
         ids = list(found)
         texts = [p.normalized] + [self._texts[i] for i in ids]
         sims = similarity_pairs(
@@ -188,7 +192,8 @@ class Detector:
             for i, s in zip(ids, sims.tolist(), strict=True)
             if s >= cfg.threshold
         ]
-        return sorted(out, key=lambda m: (-(m.similarity or 0), m.distance or 0, m.id))
+        out.sort(key=lambda m: (-(m.similarity or 0), m.distance or 0))
+        return out[: cfg.max_matches]
 
     # -- public API ---------------------------------------------------------------------------
     def check(self, text: str) -> CheckResult:

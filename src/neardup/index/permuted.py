@@ -277,9 +277,12 @@ class PermutedIndex:
         order = np.lexsort((pos, dist))
         return pos[order], dist[order]
 
-    def query(self, fingerprint: int) -> list[tuple[Hashable, int]]:
-        """Every stored document within ``max_distance``: ``(id, distance)``, nearest first."""
+    def query(self, fingerprint: int, *, limit: int | None = None) -> list[tuple[Hashable, int]]:
+        """Every stored document within ``max_distance`` (or the ``limit`` nearest):
+        ``(id, distance)``, nearest first, ties in insertion order."""
         pos, dist = self._query_positions(np.uint64(int(fingerprint)))
+        if limit is not None:
+            pos, dist = pos[:limit], dist[:limit]
         ids = self._ids
         return [(ids[p], d) for p, d in zip(pos.tolist(), dist.tolist(), strict=True)]
 
