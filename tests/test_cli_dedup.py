@@ -290,3 +290,26 @@ def test_every_method_through_the_cli(tmp_path, capsys, method):
     assert pairs
     assert main(["compare", texts[3], texts[4], "--method", method]) == 0
     assert json.loads(capsys.readouterr().out)["duplicate"] is True
+
+
+def test_ngram_reports_pruned_keys(tmp_path):
+    """Keys held by more than max_posting distinct texts are pruned and counted (oracle: Python)."""
+    footer = "本文来源于某某网站"
+    texts = [
+        f"第{i}号通知：{'甲乙丙丁戊己庚辛'[i % 8]}{i * 7919 % 1000}事项{footer}" for i in range(12)
+    ]
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(b"".join(orjson.dumps({"text": t}) + b"\n" for t in texts))
+    out = tmp_path / "out"
+    args = ["dedup", str(src), "-o", str(out), "--method", "ngram", "--quiet"]
+    assert main([*args, "--option", "max_posting=3"]) == 0
+    stats = json.loads((out / "summary.json").read_text())["method_stats"]
+    distinct = list(dict.fromkeys(normalize(t) for t in texts))
+    postings = {}
+    for i, t in enumerate(distinct):
+        for key in {t[j : j + 4] for j in range(len(t) - 3)}:
+            postings.setdefault(key, set()).add(i)
+    pruned = [k for k, docs in postings.items() if len(docs) > 3]
+    assert stats["keys"] == len(postings)
+    assert stats["pruned_keys"] == len(pruned) > 0
+    assert stats["pruned_postings"] == sum(len(postings[k]) for k in pruned)

@@ -109,3 +109,52 @@ def test_failed_commit_leaves_no_trace():
         det.add("a", BASE)
     assert "a" not in det and not det.check(BASE).duplicate
     assert normalize(BASE)
+
+
+def _paragraph_docs():
+    import json
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "sample_zh.jsonl"
+    stories = [json.loads(x)["text"] for x in sample.read_text().splitlines()]
+    stories = [s for s in stories if s.count("\n") >= 3][:12]
+    rng = random.Random(5)
+    docs = []
+    for i, s in enumerate(stories):
+        paras = [p for p in s.split("\n") if p.strip()]
+        docs.append(s)
+        if i % 2 == 0:  # a repost with commentary: the story's paragraphs plus new ones
+            docs.append("\n".join(["网友评论：这件事值得关注，大家怎么看？", *paras]))
+        if i % 3 == 0:  # an excerpt: some of its paragraphs only
+            docs.append("\n".join(rng.sample(paras, max(1, len(paras) // 2))))
+    return docs
+
+
+def test_paragraph_detector_equals_pairwise_shares(tmp_path):
+    from neardup.methods.paragraph import ParagraphConfig, ParagraphMethod
+
+    docs = _paragraph_docs()
+    assert len(docs) >= 20
+    oracle = ParagraphMethod(ParagraphConfig(max_distance=3, threshold=0.5))
+    url = f"sqlite:///{tmp_path}/p.db"
+    det = Detector(store=open_store(url), method="paragraph", max_matches=1000)
+    found_any = False
+    for i, text in enumerate(docs):
+        r = det.add(f"p{i}", text)
+        want = {}
+        for j in range(i):
+            c = oracle.compare(text, docs[j])
+            if c["duplicate"]:
+                want[f"p{j}"] = max(c["share_a"], c["share_b"])
+        got = {m.id: m.similarity for m in r.matches}
+        assert set(got) == set(want), (i, got, want)
+        assert all(abs(got[k] - want[k]) < 1e-3 for k in want)
+        found_any = found_any or bool(want)
+    assert found_any
+    # after a restart the paragraph fingerprints come back from the store: same answers
+    again = Detector(store=open_store(url), method="paragraph", max_matches=1000)
+    for text in docs:
+        before = {m.id for m in det.check(text).matches}
+        assert {m.id for m in again.check(text).matches} == before
+    with pytest.raises(IncompatibleIndexError):
+        Detector(store=open_store(url), method="paragraph", threshold=0.7)

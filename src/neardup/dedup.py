@@ -47,8 +47,8 @@ def evidence_to_representative(
     """Distance, similarity and method linking each document to its representative.
 
     The distance is recomputed from fingerprints where there are any; the similarity and method
-    come from the direct pair (representative, document) when the method reported one, otherwise
-    from the first pair that links the document into its cluster.
+    come from the direct pair (representative, document) when the method reported one; the
+    method otherwise from the smallest pair ``(left, right)`` that touches the document.
     """
     n = len(clusters)
     rep = clusters.representative
@@ -70,11 +70,12 @@ def evidence_to_representative(
     pos = np.minimum(np.searchsorted(sorted_keys, want), len(sorted_keys) - 1)
     direct = sorted_keys[pos] == want
     idx = order[pos]
-    # documents without a direct pair: the first pair that touches them
+    # documents without a direct pair: the smallest (left, right) pair that touches them, a
+    # rule that does not depend on the order pairs were found in (the Spark job applies it too)
     touch = np.concatenate([pairs.left, pairs.right])
     which = np.concatenate([np.arange(len(pairs)), np.arange(len(pairs))])
     first_pair = np.full(n, -1, np.int64)
-    t_order = np.lexsort((which, touch))
+    t_order = np.lexsort((np.concatenate([keys, keys]), touch))
     t_sorted = touch[t_order]
     starts = np.r_[True, t_sorted[1:] != t_sorted[:-1]]
     first_pair[t_sorted[starts]] = which[t_order][starts]

@@ -101,6 +101,62 @@ def check_input(path: str | os.PathLike) -> Path:
     return p
 
 
+def check_row(
+    number: int, row: dict[str, Any], raw: Any, *, text_field: str, id_field: str | None
+) -> Record | Skipped:
+    """Validate one parsed row: a :class:`Record`, or a :class:`Skipped` saying what is wrong.
+
+    Shared by the local reader and the Spark job, so both accept and reject the same records.
+    """
+    doc_id = str(number) if id_field is None else row.get(id_field)
+    if doc_id is None:
+        return Skipped(number, None, "missing_id", f"no id field {id_field!r}")
+    if not isinstance(doc_id, str):
+        if isinstance(doc_id, bool) or not isinstance(doc_id, int):
+            return Skipped(
+                number,
+                None,
+                "bad_id",
+                f"id field {id_field!r} is {type(doc_id).__name__}, not a string or integer",
+            )
+        doc_id = str(doc_id)
+    if text_field not in row:
+        fields = ", ".join(sorted(map(str, row)))[:200]
+        return Skipped(
+            number,
+            doc_id,
+            "missing_text",
+            f"no text field {text_field!r} (fields: {fields}); use --text-field",
+        )
+    text = row[text_field]
+    if not isinstance(text, str):
+        return Skipped(
+            number,
+            doc_id,
+            "text_not_string",
+            f"text field {text_field!r} is {type(text).__name__}, not a string",
+        )
+    if _SURROGATE.search(text):
+        return Skipped(number, doc_id, "invalid_utf8", "text is not valid UTF-8")
+    if not text.strip():
+        return Skipped(number, doc_id, "empty_text", "the text is empty")
+    return Record(number, doc_id, text, raw)
+
+
+def parse_json_line(number: int, line: bytes) -> dict[str, Any] | Skipped:
+    """One JSON Lines record: the object, or a :class:`Skipped` naming the problem."""
+    try:
+        row = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        reason = "invalid_utf8" if "utf-8" in str(exc).lower() else "malformed_json"
+        return Skipped(number, None, reason, f"not valid JSON ({exc})")
+    if not isinstance(row, dict):
+        return Skipped(
+            number, None, "not_an_object", f"expected a JSON object, got {type(row).__name__}"
+        )
+    return row
+
+
 class RecordReader:
     """Iterate the records of one input file (see the module docstring)."""
 
@@ -150,40 +206,10 @@ class RecordReader:
         return Skipped(number, doc_id, reason, message)
 
     def _record(self, number: int, row: dict[str, Any], raw: Any) -> Record | Skipped:
-        doc_id = str(number) if self.id_field is None else row.get(self.id_field)
-        if doc_id is None:
-            return self._bad(number, None, "missing_id", f"no id field {self.id_field!r}")
-        if not isinstance(doc_id, str):
-            if isinstance(doc_id, bool) or not isinstance(doc_id, int):
-                return self._bad(
-                    number,
-                    None,
-                    "bad_id",
-                    f"id field {self.id_field!r} is "
-                    f"{type(doc_id).__name__}, not a string or integer",
-                )
-            doc_id = str(doc_id)
-        if self.text_field not in row:
-            fields = ", ".join(sorted(map(str, row)))[:200]
-            return self._bad(
-                number,
-                doc_id,
-                "missing_text",
-                f"no text field {self.text_field!r} (fields: {fields}); use --text-field",
-            )
-        text = row[self.text_field]
-        if not isinstance(text, str):
-            return self._bad(
-                number,
-                doc_id,
-                "text_not_string",
-                f"text field {self.text_field!r} is {type(text).__name__}, not a string",
-            )
-        if _SURROGATE.search(text):
-            return self._bad(number, doc_id, "invalid_utf8", "text is not valid UTF-8")
-        if not text.strip():
-            return Skipped(number, doc_id, "empty_text", "the text is empty")
-        return Record(number, doc_id, text, raw)
+        item = check_row(number, row, raw, text_field=self.text_field, id_field=self.id_field)
+        if isinstance(item, Skipped) and item.reason != "empty_text":
+            return self._bad(item.number, item.id, item.reason, item.message)
+        return item
 
     # -- formats ----------------------------------------------------------------------------
     def _jsonl(self) -> Iterator[Record | Skipped]:
@@ -191,19 +217,9 @@ class RecordReader:
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
-                try:
-                    row = orjson.loads(line)
-                except orjson.JSONDecodeError as exc:
-                    reason = "invalid_utf8" if "utf-8" in str(exc).lower() else "malformed_json"
-                    yield self._bad(number, None, reason, f"not valid JSON ({exc})")
-                    continue
-                if not isinstance(row, dict):
-                    yield self._bad(
-                        number,
-                        None,
-                        "not_an_object",
-                        f"expected a JSON object, got {type(row).__name__}",
-                    )
+                row = parse_json_line(number, line)
+                if isinstance(row, Skipped):
+                    yield self._bad(row.number, None, row.reason, row.message)
                     continue
                 yield self._record(number, row, line)
 

@@ -8,7 +8,11 @@ cannot both be reported unique, and an id is never inserted twice.
 
 Methods: ``simhash`` (64-bit SimHash within ``max_distance``), ``ngram`` (short texts: shared
 m-gram + Jaccard ≥ ``threshold``), ``auto`` (short texts by ``ngram``, long texts by SimHash
-within ``long_max_distance`` verified by Jaccard ≥ ``threshold``).
+within ``long_max_distance`` verified by Jaccard ≥ ``threshold``), ``paragraph`` (DRPKP: a
+stored document shares at least ``threshold`` of its paragraphs, or of the new document's,
+within ``max_distance``; paragraphs of fewer than 3 topic words are not fingerprinted).
+What is stored beside each fingerprint: nothing for ``simhash``, the normalised text for
+``ngram``/``auto`` (to verify), the paragraph fingerprints for ``paragraph``.
 """
 
 from __future__ import annotations
@@ -25,11 +29,12 @@ from .config import FINGERPRINT_VERSION, FingerprintConfig, HammingConfig
 from .errors import ConfigError, NeardupError
 from .index.ngram import NgramIndex
 from .index.permuted import PermutedIndex
+from .methods.paragraph import ParagraphConfig, ParagraphMethod
 from .normalize import normalize_many
 from .simhash import Fingerprinter, feature_hash
 from .verify import similarity_pairs
 
-DETECTOR_METHODS = ("simhash", "ngram", "auto")
+DETECTOR_METHODS = ("simhash", "ngram", "auto", "paragraph")
 
 
 class DocumentConflictError(NeardupError):
@@ -66,7 +71,14 @@ class DetectorConfig:
             k: v for k, v in asdict(self).items() if k not in ("store_duplicates", "max_matches")
         }
         params["fingerprint"] = FingerprintConfig().to_dict()
+        if self.method == "paragraph":
+            params["paragraph"] = self.paragraph_config().to_dict()
         return params
+
+    def paragraph_config(self) -> ParagraphConfig:
+        return ParagraphConfig(
+            max_distance=self.max_distance, blocks=self.blocks, threshold=self.threshold
+        )
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,7 @@ class _Prepared:
     normalized: str
     fingerprint: int
     length: int
+    paragraphs: list[int] = field(default_factory=list)
     matches: list[Match] = field(default_factory=list)
 
 
@@ -114,6 +127,9 @@ class Detector:
         self._simhash = PermutedIndex(max_distance=radius, blocks=cfg.blocks)
         self._ngram = NgramIndex(key_length=cfg.key_length, max_posting=None)
         self._texts: dict[str, str] = {}
+        self._paragraph = ParagraphMethod(cfg.paragraph_config())
+        self._paragraphs = PermutedIndex(max_distance=cfg.max_distance, blocks=cfg.blocks)
+        self._paragraph_counts: dict[str, int] = {}
         self._hashes: dict[str, int] = {}
         self._duplicates = 0
         store.check_meta(FINGERPRINT_VERSION, cfg.persisted())
@@ -128,8 +144,7 @@ class Detector:
             snap.payloads,
             strict=True,
         ):
-            text = (payload or {}).get("text", "")
-            self._index(doc_id, int(fp), text)
+            self._index(doc_id, int(fp), payload)
             self._hashes[doc_id] = int(th)
 
     # -- routing -------------------------------------------------------------------------------
@@ -141,9 +156,23 @@ class Detector:
         cfg = self.config
         return cfg.method == "ngram" or (cfg.method == "auto" and length <= cfg.short_max_length)
 
-    def _index(self, doc_id: str, fp: int, text: str) -> None:
+    def _payload(self, p: _Prepared) -> dict[str, Any] | None:
+        """What is stored beside the fingerprint to answer after a restart."""
+        if self.config.method == "simhash":
+            return None
+        if self.config.method == "paragraph":
+            return {"paragraphs": [f"{f:016x}" for f in p.paragraphs]}
+        return {"text": p.normalized}
+
+    def _index(self, doc_id: str, fp: int, payload: dict[str, Any] | None) -> None:
         self._simhash.add(doc_id, fp)
-        if self.config.method != "simhash":
+        if self.config.method == "paragraph":
+            prints = [int(h, 16) for h in (payload or {}).get("paragraphs", [])]
+            for j, f in enumerate(prints):
+                self._paragraphs.add((doc_id, j), f)
+            self._paragraph_counts[doc_id] = len(prints)
+        elif self.config.method != "simhash":
+            text = (payload or {}).get("text", "")
             self._texts[doc_id] = text
             if self._uses_ngram(len(text)):
                 self._ngram.add(doc_id, text)
@@ -151,6 +180,8 @@ class Detector:
     def _unindex(self, doc_id: str) -> None:
         self._simhash.remove(doc_id)
         self._ngram.remove(doc_id)
+        for j in range(self._paragraph_counts.pop(doc_id, 0)):
+            self._paragraphs.remove((doc_id, j))
         self._texts.pop(doc_id, None)
         self._hashes.pop(doc_id, None)
 
@@ -159,10 +190,35 @@ class Detector:
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         norm = normalize_many([text])[0]
         fp = int(self._fingerprinter.fingerprint_many([norm], normalized=True)[0])
-        return _Prepared(doc_id, feature_hash(text), norm, fp, len(text))
+        prepared = _Prepared(doc_id, feature_hash(text), norm, fp, len(text))
+        if self.config.method == "paragraph":
+            prepared.paragraphs = self._paragraph.paragraph_prints([text]).fingerprints.tolist()
+        return prepared
+
+    def _paragraph_matches(self, p: _Prepared, exclude: str | None) -> list[Match]:
+        """Stored documents sharing at least ``threshold`` of the paragraphs, either way round."""
+        mine: dict[str, set[int]] = {}
+        theirs: dict[str, set[int]] = {}
+        for i, f in enumerate(p.paragraphs):
+            for (doc_id, j), _d in self._paragraphs.query(f):
+                if doc_id != exclude:
+                    mine.setdefault(doc_id, set()).add(i)
+                    theirs.setdefault(doc_id, set()).add(j)
+        out = []
+        for doc_id, matched in mine.items():
+            share = max(
+                len(matched) / len(p.paragraphs),
+                len(theirs[doc_id]) / self._paragraph_counts[doc_id],
+            )
+            if share >= self.config.threshold:
+                out.append(Match(doc_id, None, round(share, 6), "paragraph"))
+        out.sort(key=lambda m: -(m.similarity or 0))
+        return out[: self.config.max_matches]
 
     def _matches(self, p: _Prepared, *, exclude: str | None = None) -> list[Match]:
         cfg = self.config
+        if cfg.method == "paragraph":
+            return self._paragraph_matches(p, exclude)
         found: dict[str, Match] = {}
         n = len(p.normalized)
         if self._uses_simhash(n) or cfg.method == "simhash":
@@ -253,10 +309,10 @@ class Detector:
                             p.text_hash,
                             matches[0].id if duplicate else None,
                             time.time(),
-                            None if self.config.method == "simhash" else {"text": p.normalized},
+                            self._payload(p),
                         )
                     )
-                    self._index(p.doc_id, p.fingerprint, p.normalized)
+                    self._index(p.doc_id, p.fingerprint, self._payload(p))
                     self._hashes[p.doc_id] = p.text_hash
                     batch_hashes[p.doc_id] = p.text_hash
                     added.append(p)
@@ -274,7 +330,7 @@ class Detector:
     def _restore(self, doc_id: str) -> None:
         doc = self.store.get(doc_id)
         if doc is not None:
-            self._index(doc.id, doc.fingerprint, (doc.payload or {}).get("text", ""))
+            self._index(doc.id, doc.fingerprint, doc.payload)
             self._hashes[doc.id] = doc.text_hash
 
     def remove(self, doc_id: str) -> bool:

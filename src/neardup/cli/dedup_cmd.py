@@ -295,6 +295,7 @@ def build_summary(args, method, reader, ids, skipped, result, written, kept_path
             "pairs": len(result.pairs),
         },
         "accounting": "records_read = kept + duplicates_removed + skipped",
+        "method_stats": dict(getattr(method, "stats", None) or {}),
         "outputs": {
             "kept": kept_path.name,
             "clusters": "clusters.csv",

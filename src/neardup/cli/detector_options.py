@@ -19,10 +19,15 @@ def add_detector_options(p: argparse.ArgumentParser) -> None:
         "--method",
         choices=DETECTOR_METHODS,
         default="simhash",
-        help="simhash (long texts), ngram (short texts) or auto (by length)",
+        help="simhash (long texts), ngram (short texts), auto (by length) or paragraph (DRPKP)",
     )
     p.add_argument("--max-distance", type=int, default=3, help="simhash: largest Hamming distance")
-    p.add_argument("--threshold", type=float, default=0.5, help="ngram/auto: Jaccard needed")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="ngram/auto: Jaccard needed; paragraph: share of paragraphs",
+    )
     p.add_argument(
         "--store-duplicates",
         action=argparse.BooleanOptionalAction,

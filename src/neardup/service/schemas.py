@@ -44,7 +44,9 @@ class BatchIn(BaseModel):
 class MatchOut(BaseModel):
     id: str
     distance: int | None = Field(description="Hamming distance of the fingerprints (simhash)")
-    similarity: float | None = Field(description="verified Jaccard similarity (ngram, auto)")
+    similarity: float | None = Field(
+        description="verified Jaccard similarity (ngram, auto) or share of paragraphs (paragraph)"
+    )
     method: str
 
 

@@ -1,0 +1,90 @@
+"""``neardup spark-dedup INPUT -o OUTPUT``: the dedup job on Apache Spark (extra ``neardup[spark]``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..cluster import KEEP_RULES
+from ..errors import ConfigError
+from ..io import ON_ERROR
+from .options import add_method_options, method_options
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "spark-dedup",
+        help="remove near-duplicates with Apache Spark (corpora beyond one machine)",
+        description="Deduplicate INPUT (JSON Lines or Parquet; a file, directory or glob on any "
+        "Hadoop-compatible file system) on Spark and write OUTPUT/kept/, OUTPUT/clusters/ (CSV), "
+        "OUTPUT/skipped/ and OUTPUT/summary.json. Same method options and the same clusters as "
+        "`neardup dedup`. Under spark-submit, run the module neardup.spark.submit instead.",
+    )
+    p.add_argument("input", help="input path (file, directory or glob)")
+    p.add_argument("-o", "--output", required=True, help="output directory (overwritten)")
+    p.add_argument(
+        "--master", help="Spark master, e.g. local[2] or spark://host:7077 (default: local[*])"
+    )
+    p.add_argument("--format", choices=("jsonl", "parquet"), help="input format (default: name)")
+    p.add_argument("--text-field", default="text", help="field holding the text (default: text)")
+    p.add_argument("--id-field", help="field holding the id (default: the record number)")
+    p.add_argument("--keep", choices=KEEP_RULES, default="first", help="default: first")
+    p.add_argument("--on-error", choices=ON_ERROR, default="fail", help="default: fail")
+    p.add_argument("--partitions", type=int, help="shuffle partitions (default: 2 x cores)")
+    p.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Spark configuration (repeatable), e.g. spark.driver.memory=8g",
+    )
+    p.add_argument("--quiet", action="store_true", help="no stage messages")
+    add_method_options(p)
+    p.set_defaults(func=run)
+
+
+def spark_conf(items: list[str]) -> dict[str, str]:
+    conf = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--conf {item!r} must look like KEY=VALUE")
+        conf[key.strip()] = value
+    return conf
+
+
+def run(args: argparse.Namespace) -> int:
+    options = method_options(args)
+    if args.partitions is not None and args.partitions < 1:
+        raise ConfigError(f"--partitions {args.partitions} must be at least 1")
+    from ..spark.job import spark_dedup
+    from ..spark.session import spark_session
+
+    conf = {"spark.ui.showConsoleProgress": "false" if args.quiet else "true"}
+    conf.update(spark_conf(args.conf))
+    spark = spark_session(master=args.master, app_name="neardup spark-dedup", config=conf)
+    if args.quiet:
+        spark.sparkContext.setLogLevel("ERROR")
+    summary = spark_dedup(
+        spark,
+        args.input,
+        args.output,
+        method=args.method,
+        options=options,
+        keep=args.keep,
+        text_field=args.text_field,
+        id_field=args.id_field,
+        fmt=args.format,
+        on_error=args.on_error,
+        partitions=args.partitions,
+        quiet=args.quiet,
+    )
+    if not args.quiet:
+        c = summary["counts"]
+        print(
+            f"neardup: {c['records_read']} records: {c['kept']} kept, {c['duplicates_removed']} "
+            f"duplicates removed in {c['duplicate_clusters']} clusters, {c['skipped']} skipped; "
+            f"{sum(summary['seconds'].values()):.1f}s -> {args.output}",
+            file=sys.stderr,
+        )
+    return 0

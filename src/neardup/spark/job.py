@@ -1,0 +1,363 @@
+"""``spark_dedup``: the deduplication of ``neardup dedup``, run on a Spark cluster.
+
+Stages (each a Spark job; the driver holds only counts and the layout):
+
+1. read and check every record (:mod:`neardup.spark.read`), number the documents in input
+   order (the positions of the local run);
+2. normalise and fingerprint inside ``mapPartitions`` with the method's own core functions;
+3. candidate pairs by permuted-table keys and their verification (:mod:`neardup.spark.pairs`);
+4. connected components by large-star / small-star (:mod:`neardup.spark.components`);
+5. representatives, cluster ids and evidence with Spark SQL joins; write the outputs.
+
+The output directory holds ``kept/`` (the kept records, input format), ``clusters/`` (CSV part
+files with the columns of the local ``clusters.csv``, rows in input order), ``skipped/`` (when
+records were skipped) and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..cluster import KEEP_RULES
+from ..config import FINGERPRINT_VERSION
+from ..errors import ConfigError, InputError
+from ..index.layout import choose_blocks, make_layout
+from ..io import ON_ERROR
+from ..methods import create
+from ..normalize import normalize_many
+from ..pairs import method_code
+from .batches import Batch, count_rows, route, size
+from .components import connected_components
+from .ngram import candidate_edges, exact_groups, text_hashes
+from .pairs import identical_groups, near_pairs, verified
+from .paragraph import paragraph_edges, prints_batch
+from .read import DOC, SKIP, checked_records, spark_format
+
+SPARK_METHODS = ("simhash", "ngram", "paragraph")
+CHUNK = 20_000
+
+_method_cache: dict[str, Any] = {}
+
+
+def _method(name: str, options: dict[str, Any]) -> Any:
+    """The method, built once per Python worker."""
+    key = repr((name, sorted(options.items())))
+    method = _method_cache.get(key)
+    if method is None:
+        method = _method_cache[key] = create(name, **options)
+    return method
+
+
+def _prepare(
+    rows: Iterator[tuple[tuple[int, str, str], int]],
+    name: str,
+    options: dict[str, Any],
+    keep_text: bool,
+) -> Iterator[Batch]:
+    """Normalise (and fingerprint, for simhash) chunks of documents with the local code."""
+    method = _method(name, options)
+    chunk: list[tuple[tuple[int, str, str], int]] = []
+
+    def batch() -> Batch:
+        texts = [r[0][2] for r in chunk]
+        norm = normalize_many(texts, method.config.normalize) if name != "paragraph" else []
+        out = {
+            "pos": np.fromiter((r[1] for r in chunk), np.int64, len(chunk)),
+            "number": np.fromiter((r[0][0] for r in chunk), np.int64, len(chunk)),
+            "id": np.array([r[0][1] for r in chunk], dtype=object),
+            "length": np.fromiter((len(t) for t in texts), np.int64, len(chunk)),
+        }
+        if name == "simhash":
+            out["fp"] = method.fingerprinter.fingerprint_many(norm, normalized=True)
+        elif name == "ngram":
+            out["h"] = text_hashes(norm)
+        else:  # paragraph: a nested batch of paragraph rows (its own length)
+            out["paragraphs"] = prints_batch(method, texts, out["pos"])
+        if keep_text:
+            out["norm"] = np.array(norm, dtype=object)
+        return out
+
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= CHUNK:
+            yield batch()
+            chunk = []
+    if chunk:
+        yield batch()
+
+
+def _with_method(edges: Any, code: int) -> Any:
+    def add(b: Batch) -> Batch:
+        n = size(b)
+        out = dict(b)
+        out.setdefault("d", np.full(n, -1, np.int16))
+        out.setdefault("sim", np.full(n, np.nan, np.float32))
+        out["m"] = np.full(n, code, np.uint8)
+        return out
+
+    return edges.map(add)
+
+
+def _first_per_id(item: tuple[str, Any]) -> Iterator[tuple]:
+    _, rows = item
+    rows = sorted(rows)
+    yield rows[0]
+    first = rows[0][0]
+    for r in rows[1:]:
+        yield (r[0], SKIP, r[2], "duplicate_id", f"id already used by record {first}")
+
+
+class _Clock:
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.seconds: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, stage: str, detail: str = "") -> None:
+        now = time.perf_counter()
+        self.seconds[stage] = round(now - self._t, 4)
+        self._t = now
+        if not self.quiet:
+            print(f"neardup: {stage}: {self.seconds[stage]:.1f}s {detail}", file=sys.stderr)
+
+
+def spark_dedup(
+    spark: Any,
+    input_path: str,
+    output_path: str,
+    *,
+    method: str = "simhash",
+    options: dict[str, Any] | None = None,
+    keep: str = "first",
+    text_field: str = "text",
+    id_field: str | None = None,
+    fmt: str | None = None,
+    on_error: str = "fail",
+    partitions: int | None = None,
+    quiet: bool = True,
+) -> dict[str, Any]:
+    """Deduplicate ``input_path`` on ``spark``; write the outputs; return the summary."""
+    from pyspark import StorageLevel
+
+    options = dict(options or {})
+    if method not in SPARK_METHODS:
+        raise ConfigError(
+            f"spark-dedup runs the {', '.join(SPARK_METHODS)} method, not {method!r}; "
+            "use `neardup dedup` for it"
+        )
+    if keep not in KEEP_RULES:
+        raise ConfigError(f"keep={keep!r} is not supported; choose one of {', '.join(KEEP_RULES)}")
+    if on_error not in ON_ERROR:
+        raise ConfigError(f"on_error={on_error!r} is not supported; choose 'fail' or 'skip'")
+    built = create(method, **options)  # validates the options on the driver
+    config = built.config
+    if getattr(config, "idf", None) == "corpus" and config.weights == "tfidf":
+        raise ConfigError(
+            "idf='corpus' is fitted on the whole input and is not supported by spark-dedup; "
+            "use idf='default' or the path of a 'word idf' file fitted beforehand"
+        )
+    fmt = spark_format(input_path, fmt)
+    sc = spark.sparkContext
+    parts = partitions or max(2 * sc.defaultParallelism, 2)
+    disk = StorageLevel.MEMORY_AND_DISK
+    spark.conf.set("spark.sql.shuffle.partitions", str(parts))
+    clock = _Clock(quiet)
+
+    # 1. read, check, number --------------------------------------------------------------
+    checked = checked_records(spark, input_path, fmt=fmt, text_field=text_field, id_field=id_field)
+    if id_field is not None:
+        docs_by_id = (
+            checked.filter(lambda r: r[1] == DOC)
+            .map(lambda r: (r[2], r))
+            .groupByKey(parts)
+            .flatMap(_first_per_id)
+        )
+        rows = checked.filter(lambda r: r[1] == SKIP).union(docs_by_id)
+    else:
+        rows = checked
+    rows = rows.persist(disk)
+    counts = dict(rows.map(lambda r: (r[3] if r[1] == SKIP else "", 1)).countByKey())
+    records_read = int(sum(counts.values()))
+    reasons = {k: int(v) for k, v in sorted(counts.items()) if k}
+    if records_read == 0 and on_error == "fail":
+        raise InputError("the file holds no records", source=input_path)
+    if on_error == "fail" and set(reasons) - {"empty_text"}:
+        bad = rows.filter(lambda r: r[1] == SKIP and r[3] != "empty_text")
+        number, _, _, _, message = bad.takeOrdered(1, key=lambda r: r[0])[0]
+        raise InputError(message, source=input_path, record=number)
+    docs = rows.filter(lambda r: r[1] == DOC).map(lambda r: (r[0], r[2], r[3]))
+    if id_field is not None:
+        docs = docs.sortBy(lambda r: r[0], numPartitions=parts)
+    clock.lap("read", f"{records_read} records")
+
+    # 2. normalise and fingerprint ------------------------------------------------------
+    verify = getattr(config, "verify", None)
+    keep_text = method == "ngram" or bool(verify)
+    prepared = (
+        docs.zipWithIndex()
+        .mapPartitions(partial(_prepare, name=method, options=options, keep_text=keep_text))
+        .persist(disk)
+    )
+    n = count_rows(prepared)
+    clock.lap("fingerprint" if method == "simhash" else "normalise", f"{n} documents")
+
+    # 3. candidate pairs and verification --------------------------------------------------
+    texts = prepared.map(lambda b: {"pos": b["pos"], "norm": b["norm"]}) if keep_text else None
+    stage = {"simhash": _simhash_edges, "ngram": _ngram_edges, "paragraph": _paragraph_edges}[
+        method
+    ]
+    edges, engine = stage(prepared, texts, config, parts, disk)
+    edges = edges.persist(disk)
+    n_pairs = count_rows(edges)
+    clock.lap("find_pairs", f"{n_pairs} pairs")
+
+    # 4. connected components -------------------------------------------------------------
+    roots = connected_components(
+        edges.map(lambda b: {"a": b["a"], "b": b["b"]}), partitions=parts, storage=disk
+    )
+    roots = route(roots, key="child", partitions=parts).mapPartitions(_one_root).persist(disk)
+    n_members = count_rows(roots)
+    clock.lap("cluster", f"{n_members} documents in clusters")
+
+    # 5. assemble and write ---------------------------------------------------------------
+    from .write import assemble, write_outputs
+
+    table = assemble(
+        spark, prepared, roots, edges, keep=keep, with_fingerprints=method == "simhash"
+    )
+    written = write_outputs(
+        spark,
+        table,
+        rows,
+        input_path=input_path,
+        output_path=output_path,
+        fmt=fmt,
+    )
+    clock.lap("write")
+    n_clusters = written["clusters"]
+    summary = {
+        "neardup_version": __version__,
+        "fingerprint_version": FINGERPRINT_VERSION,
+        "input": input_path,
+        "format": fmt,
+        "method": method,
+        "parameters": config.to_dict() if hasattr(config, "to_dict") else _asdict(config),
+        "keep": keep,
+        "engine": {"spark": spark.version, "master": sc.master, "partitions": parts, **engine},
+        "counts": {
+            "records_read": records_read,
+            "documents": n,
+            "skipped": records_read - n,
+            "skipped_by_reason": reasons,
+            "clusters": n_clusters,
+            "duplicate_clusters": written["duplicate_clusters"],
+            "duplicates_removed": n - n_clusters,
+            "kept": written["kept"],
+            "pairs": n_pairs,
+        },
+        "accounting": "records_read = kept + duplicates_removed + skipped",
+        "outputs": {
+            "kept": "kept/",
+            "clusters": "clusters/",
+            "skipped": "skipped/" if records_read > n else None,
+        },
+        "seconds": clock.seconds,
+    }
+    import json
+
+    from .write import write_text
+
+    write_text(
+        spark,
+        output_path.rstrip("/") + "/summary.json",
+        json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
+    )
+    for cached in (rows, prepared, edges, roots):
+        cached.unpersist()
+    return summary
+
+
+def _one_root(batches: Iterator[Batch]) -> Iterator[Batch]:
+    from .batches import concat
+
+    b = concat(batches)
+    if not size(b):
+        return
+    order = np.lexsort((b["root"], b["child"]))
+    child, root = b["child"][order], b["root"][order]
+    first = np.r_[True, child[1:] != child[:-1]]
+    yield {"child": child[first], "root": root[first]}
+
+
+def _asdict(config: Any) -> dict[str, Any]:
+    import dataclasses
+
+    return dataclasses.asdict(config) if dataclasses.is_dataclass(config) else {}
+
+
+def _simhash_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):
+    distinct, copy_edges = identical_groups(
+        prepared.map(lambda b: {"pos": b["pos"], "fp": b["fp"]}), partitions=parts
+    )
+    distinct = distinct.persist(disk)
+    n_distinct = count_rows(distinct)
+    blocks = config.blocks or choose_blocks(n_distinct, config.max_distance)
+    layout = make_layout(max_distance=config.max_distance, blocks=blocks)
+    edges = copy_edges.union(near_pairs(distinct, layout, partitions=parts))
+    if config.verify:
+        edges = verified(
+            edges,
+            texts,
+            measure=config.verify,
+            ngram=config.verify_ngram,
+            threshold=config.min_similarity,
+            partitions=parts,
+        )
+    edges = _with_method(edges, method_code("simhash"))
+    info = {"distinct_fingerprints": n_distinct, "blocks": blocks, "tables": layout.tables}
+    return edges, info
+
+
+def _ngram_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):
+    reps, exact = exact_groups(
+        prepared.map(lambda b: {"pos": b["pos"], "h": b["h"], "norm": b["norm"]}),
+        partitions=parts,
+    )
+    reps = reps.persist(disk)
+    candidates, stats = candidate_edges(
+        reps, key_length=config.key_length, max_posting=config.max_posting, partitions=parts
+    )
+    candidates = candidates.persist(disk)
+    keys, pruned_keys, pruned_postings = stats.fold(
+        (0, 0, 0), lambda x, y: (x[0] + y[0], x[1] + y[1], x[2] + y[2])
+    )
+    n_candidates = count_rows(candidates)
+    checked = verified(
+        candidates,
+        reps,
+        measure=config.measure,
+        ngram=config.ngram,
+        threshold=config.threshold,
+        partitions=parts,
+    )
+    edges = exact.union(_with_method(checked, method_code("ngram")))
+    info = {
+        "distinct_texts": count_rows(reps),
+        "keys": int(keys),
+        "pruned_keys": int(pruned_keys),
+        "pruned_postings": int(pruned_postings),
+        "candidates": n_candidates,
+    }
+    return edges, info
+
+
+def _paragraph_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):
+    prints = prepared.map(lambda b: b["paragraphs"])
+    return paragraph_edges(prints, config, partitions=parts, storage=disk)

@@ -1,0 +1,125 @@
+"""Candidate pairs on the cluster for the ``ngram`` method (short texts), as batches of edges.
+
+The same pairs as :meth:`neardup.methods.ngram.NgramMethod.find_pairs`:
+
+1. identical normalised texts meet by their 64-bit hash; each copy is linked to the first
+   document with that text (method ``exact``, similarity 1), confirmed on the text itself;
+2. one copy of each text emits its distinct m-gram keys; postings of a key meet in one
+   partition; keys held by more than ``max_posting`` texts are pruned (and counted) exactly as
+   locally, since the pruning depends only on the key's posting count; the others give every
+   pair of their texts as candidates, deduplicated within the partition and then globally;
+3. candidates are verified on the executors (:func:`neardup.spark.pairs.verified`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import _kernels
+from ..index.ngram import key_sets
+from ..normalize import encode_texts
+from ..pairs import method_code
+from .batches import Batch, concat, route, size
+
+EXACT = method_code("exact")
+
+
+def text_hashes(norm: list[str]) -> np.ndarray:
+    cps, offsets = encode_texts(norm)
+    return _kernels.document_hashes(cps, offsets)
+
+
+def _exact(batches: Iterator[Batch]) -> Iterator[tuple[str, Batch]]:
+    b = concat(batches)
+    if not size(b):
+        return
+    order = np.lexsort((b["pos"], b["h"]))
+    h, pos, norm = b["h"][order], b["pos"][order], b["norm"][order]
+    starts = np.r_[True, h[1:] != h[:-1]]
+    head = np.flatnonzero(starts)[np.cumsum(starts) - 1]  # row of each row's first copy
+    copy = np.flatnonzero(~starts)
+    same = np.fromiter((norm[i] == norm[head[i]] for i in copy.tolist()), bool, count=len(copy))
+    reps = np.sort(np.r_[np.flatnonzero(starts), copy[~same]])  # a hash collision: its own text
+    copy = copy[same]
+    yield "reps", {"pos": pos[reps], "norm": norm[reps]}
+    yield (
+        "edges",
+        {
+            "a": pos[head[copy]],
+            "b": pos[copy],
+            "d": np.full(len(copy), -1, np.int16),
+            "sim": np.ones(len(copy), np.float32),
+            "m": np.full(len(copy), EXACT, np.uint8),
+        },
+    )
+
+
+def exact_groups(texts: Any, *, partitions: int) -> tuple[Any, Any]:
+    """``(reps, edges)``: one copy of each distinct text, and copy -> first edges."""
+    tagged = route(texts, key="h", partitions=partitions).mapPartitions(_exact)
+    reps = tagged.filter(lambda x: x[0] == "reps").map(lambda x: x[1])
+    edges = tagged.filter(lambda x: x[0] == "edges").map(lambda x: x[1])
+    return reps, edges
+
+
+def _key_rows(batches: Iterator[Batch], key_length: int) -> Iterator[Batch]:
+    for b in batches:
+        values, offsets = key_sets(list(b["norm"]), key_length)
+        yield {"key": values, "pos": np.repeat(b["pos"], np.diff(offsets))}
+
+
+def _pairs_of_groups(starts: np.ndarray, sizes: np.ndarray, pos: np.ndarray):
+    """All pairs within each group of rows ``[start, start + size)``, vectorised per size."""
+    left, right = [], []
+    for s in np.unique(sizes).tolist():
+        if s < 2:
+            continue
+        a, b = np.triu_indices(s, 1)
+        base = starts[sizes == s][:, None]
+        left.append(pos[(base + a).ravel()])
+        right.append(pos[(base + b).ravel()])
+    if not left:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(left), np.concatenate(right)
+
+
+def _candidates(batches: Iterator[Batch], max_posting: int | None) -> Iterator[tuple[str, Any]]:
+    b = concat(batches)
+    if not size(b):
+        return
+    order = np.lexsort((b["pos"], b["key"]))
+    key, pos = b["key"][order], b["pos"][order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    sizes = np.diff(np.r_[starts, len(key)])
+    ok = np.ones(len(sizes), bool) if max_posting is None else sizes <= max_posting
+    yield "stats", (len(sizes), int((~ok).sum()), int(sizes[~ok].sum()))
+    left, right = _pairs_of_groups(starts[ok], sizes[ok], pos)
+    code = np.unique((left.astype(np.uint64) << np.uint64(32)) | right.astype(np.uint64))
+    yield "pairs", {"code": code}
+
+
+def _decode(batches: Iterator[Batch]) -> Iterator[Batch]:
+    b = concat(batches)
+    if not size(b):
+        return
+    code = np.unique(b["code"])
+    yield {
+        "a": (code >> np.uint64(32)).astype(np.int64),
+        "b": (code & np.uint64(0xFFFFFFFF)).astype(np.int64),
+    }
+
+
+def candidate_edges(reps: Any, *, key_length: int, max_posting: int | None, partitions: int):
+    """``(candidates, stats)``: distinct pairs of texts sharing an unpruned key, and an RDD of
+    ``(keys, pruned_keys, pruned_postings)`` per partition."""
+    rows = reps.mapPartitions(lambda it: _key_rows(it, key_length))
+    tagged = route(rows, key="key", partitions=partitions).mapPartitions(
+        lambda it: _candidates(it, max_posting)
+    )
+    stats = tagged.filter(lambda x: x[0] == "stats").map(lambda x: x[1])
+    pairs = tagged.filter(lambda x: x[0] == "pairs").map(lambda x: x[1])
+    candidates = route(pairs, key="code", partitions=partitions).mapPartitions(_decode)
+    return candidates, stats

@@ -1,0 +1,139 @@
+"""Candidate pairs on the cluster for the ``simhash`` method, as batches of edges.
+
+The same edge set as :func:`neardup.index.permuted.hamming_edges`, computed distributed:
+
+1. identical fingerprints meet by fingerprint; each copy is linked to the first document that
+   has the fingerprint (distance 0) and only that first document goes on, so a boilerplate text
+   copied a million times is one row from here on (the main source of skew);
+2. every distinct fingerprint emits one row per permuted table, keyed by ``(table, the bits of
+   the table's blocks)``; rows with equal keys meet in one partition, where the compiled kernel
+   of the local run scans each key's run for pairs within ``max_distance`` (popcount check) and
+   keeps a pair only in the first table where it shares a key, so each pair comes out once;
+3. with verification, each edge meets the normalised texts of its two ends by position and is
+   kept when its exact similarity reaches the threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import _kernels
+from ..index.layout import TableLayout
+from ..index.permuted import _sorted_by_key
+from .batches import Batch, cogroup, concat, lookup, route, size
+
+_GOLDEN = 0x9E3779B97F4A7C15
+_MASK64 = (1 << 64) - 1
+
+
+def _identical(batches: Iterator[Batch]) -> Iterator[tuple[str, Batch]]:
+    b = concat(batches)
+    if not size(b):
+        return
+    order = np.lexsort((b["pos"], b["fp"]))
+    fp, pos = b["fp"][order], b["pos"][order]
+    starts = np.r_[True, fp[1:] != fp[:-1]]
+    first = pos[starts][np.cumsum(starts) - 1]
+    dup = ~starts
+    yield "distinct", {"fp": fp[starts], "first": pos[starts]}
+    yield (
+        "edges",
+        {
+            "a": first[dup],
+            "b": pos[dup],
+            "d": np.zeros(int(dup.sum()), np.int16),
+        },
+    )
+
+
+def identical_groups(fingerprints: Any, *, partitions: int) -> tuple[Any, Any]:
+    """``(distinct, edges)``: first position per distinct fingerprint, and copy -> first edges."""
+    routed = route(fingerprints, key="fp", partitions=partitions)
+    tagged = routed.mapPartitions(_identical)
+    distinct = tagged.filter(lambda x: x[0] == "distinct").map(lambda x: x[1])
+    edges = tagged.filter(lambda x: x[0] == "edges").map(lambda x: x[1])
+    return distinct, edges
+
+
+def _table_rows(batches: Iterator[Batch], masks: tuple[int, ...]) -> Iterator[Batch]:
+    for b in batches:
+        n = size(b)
+        for t, mask in enumerate(masks):
+            key = b["fp"] & np.uint64(mask)
+            yield {
+                "table": np.full(n, t, np.int16),
+                "bucket": key ^ np.uint64(((t + 1) * _GOLDEN) & _MASK64),
+                "fp": b["fp"],
+                "first": b["first"],
+            }
+
+
+def _scan(batches: Iterator[Batch], masks: tuple[int, ...], max_distance: int) -> Iterator[Batch]:
+    b = concat(batches)
+    if not size(b):
+        return
+    mask_array = np.array(masks, dtype=np.uint64)
+    for t in np.unique(b["table"]).tolist():
+        sel = b["table"] == t
+        u = np.ascontiguousarray(b["fp"][sel])
+        first = b["first"][sel]
+        order, keys = _sorted_by_key(u, masks[t])
+        left, right, dist = _kernels.scan_table_pairs(u, order, keys, t, mask_array, max_distance)
+        if len(left):
+            a, c = first[left], first[right]
+            yield {"a": np.minimum(a, c), "b": np.maximum(a, c), "d": dist}
+
+
+def near_pairs(distinct: Any, layout: TableLayout, *, partitions: int) -> Any:
+    """Edges between distinct fingerprints within ``layout.max_distance``, each once."""
+    masks, k = layout.masks, layout.max_distance
+    rows = distinct.mapPartitions(lambda it: _table_rows(it, masks))
+    routed = route(rows, key="bucket", partitions=partitions)
+    return routed.mapPartitions(lambda it: _scan(it, masks, k))
+
+
+def _attach(parts: Iterator[dict[str, Batch]], end: str, column: str) -> Iterator[Batch]:
+    for part in parts:
+        edges = part.get("edges")
+        if not size(edges):
+            continue
+        texts = part["texts"]
+        edges[column] = lookup(edges[end], texts["pos"], texts["norm"])
+        yield edges
+
+
+def _verify(batches: Iterator[Batch], measure: str, ngram: int, threshold: float):
+    from ..verify import similarity_pairs
+
+    for b in batches:
+        m = size(b)
+        texts = list(b.pop("ta")) + list(b.pop("tb"))
+        sim = similarity_pairs(
+            texts, np.arange(m), np.arange(m, 2 * m), measure=measure, ngram=ngram
+        )
+        keep = sim >= threshold
+        out = {c: v[keep] for c, v in b.items()}
+        out["sim"] = sim[keep].astype(np.float32)
+        yield out
+
+
+def verified(
+    edges: Any,
+    texts: Any,
+    *,
+    measure: str,
+    ngram: int,
+    threshold: float,
+    partitions: int,
+) -> Any:
+    """Edges whose ends' normalised texts reach ``threshold`` (column ``sim`` added)."""
+    with_a = cogroup(
+        {"edges": (edges, "a"), "texts": (texts, "pos")}, partitions=partitions
+    ).mapPartitions(lambda it: _attach(it, "a", "ta"))
+    with_b = cogroup(
+        {"edges": (with_a, "b"), "texts": (texts, "pos")}, partitions=partitions
+    ).mapPartitions(lambda it: _attach(it, "b", "tb"))
+    return with_b.mapPartitions(lambda it: _verify(it, measure, ngram, threshold))

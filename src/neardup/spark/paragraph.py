@@ -1,0 +1,159 @@
+"""Candidate pairs on the cluster for the ``paragraph`` method (DRPKP), as batches of edges.
+
+The same pairs as :meth:`neardup.methods.paragraph.ParagraphMethod.find_pairs`:
+
+1. paragraph fingerprints are made per document on the executors (the local code);
+2. paragraph fingerprints held by more than ``max_paragraph_docs`` documents (boilerplate)
+   meet by fingerprint and are dropped, as locally;
+3. the others emit one row per permuted table keyed by ``(table, key bits)``; the local scan
+   kernel finds the paragraph pairs within ``max_distance`` in each key's run;
+4. paragraph pairs of two different documents meet by document pair, where the shares of
+   matched paragraphs in both directions are counted; pairs reaching ``threshold`` are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import _kernels
+from ..index.layout import choose_blocks, make_layout
+from ..index.permuted import _sorted_by_key
+from ..pairs import method_code
+from .batches import Batch, concat, count_rows, route, size
+
+PARAGRAPH = method_code("paragraph")
+_GOLDEN = 0x9E3779B97F4A7C15
+_MASK64 = (1 << 64) - 1
+
+
+def prints_batch(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
+    """One row per kept paragraph: fingerprint, document position, index, the document's count."""
+    pp = method.paragraph_prints(texts)
+    return {
+        "pfp": pp.fingerprints,
+        "doc": pos[pp.doc],
+        "index": pp.index,
+        "count": pp.counts[pp.doc],
+        "short": np.array([pp.skipped_short], np.int64),  # one value per batch, summed later
+    }
+
+
+def _drop_boilerplate(batches: Iterator[Batch], limit: int) -> Iterator[tuple[str, Any]]:
+    b = concat(batches)
+    if not size(b):
+        return
+    order = np.lexsort((b["doc"], b["pfp"]))
+    b = {c: v[order] for c, v in b.items()}
+    fp, doc = b["pfp"], b["doc"]
+    starts = np.r_[True, fp[1:] != fp[:-1]]
+    group = np.cumsum(starts) - 1
+    new_doc = starts | np.r_[True, doc[1:] != doc[:-1]]
+    docs_per_fp = np.bincount(group[new_doc], minlength=int(group[-1]) + 1)
+    boiler = docs_per_fp[group] > limit
+    yield "dropped", int(boiler.sum())
+    yield "rows", {c: v[~boiler] for c, v in b.items()}
+
+
+def _table_rows(batches: Iterator[Batch], masks: tuple[int, ...]) -> Iterator[Batch]:
+    for b in batches:
+        n = size(b)
+        for t, mask in enumerate(masks):
+            yield {
+                "table": np.full(n, t, np.int16),
+                "bucket": (b["pfp"] & np.uint64(mask)) ^ np.uint64(((t + 1) * _GOLDEN) & _MASK64),
+                **b,
+            }
+
+
+def _scan(batches: Iterator[Batch], masks: tuple[int, ...], k: int) -> Iterator[Batch]:
+    b = concat(batches)
+    if not size(b):
+        return
+    mask_array = np.array(masks, dtype=np.uint64)
+    for t in np.unique(b["table"]).tolist():
+        sel = np.flatnonzero(b["table"] == t)
+        u = np.ascontiguousarray(b["pfp"][sel])
+        order, keys = _sorted_by_key(u, masks[t])
+        left, right, _ = _kernels.scan_table_pairs(u, order, keys, t, mask_array, k)
+        left, right = sel[left], sel[right]
+        cross = b["doc"][left] != b["doc"][right]
+        left, right = left[cross], right[cross]
+        swap = b["doc"][left] > b["doc"][right]
+        left, right = np.where(swap, right, left), np.where(swap, left, right)
+        yield {
+            "pair": (b["doc"][left].astype(np.uint64) << np.uint64(32))
+            | b["doc"][right].astype(np.uint64),
+            "ia": b["index"][left],
+            "ib": b["index"][right],
+            "ca": b["count"][left],
+            "cb": b["count"][right],
+        }
+
+
+def _distinct_per_pair(key: np.ndarray, values: np.ndarray) -> np.ndarray:
+    both = np.unique(np.stack([key, values]), axis=1)
+    return np.bincount(both[0], minlength=int(key.max()) + 1)
+
+
+def _shares(batches: Iterator[Batch], threshold: float) -> Iterator[tuple[str, Any]]:
+    b = concat(batches)
+    if not size(b):
+        return
+    keys, first, inverse = np.unique(b["pair"], return_index=True, return_inverse=True)
+    matched_a = _distinct_per_pair(inverse, b["ia"])
+    matched_b = _distinct_per_pair(inverse, b["ib"])
+    share_a = matched_a / np.maximum(b["ca"][first], 1)
+    share_b = matched_b / np.maximum(b["cb"][first], 1)
+    score = np.maximum(share_a, share_b)
+    keep = score >= threshold
+    yield "candidates", len(keys)
+    yield (
+        "edges",
+        {
+            "a": (keys[keep] >> np.uint64(32)).astype(np.int64),
+            "b": (keys[keep] & np.uint64(0xFFFFFFFF)).astype(np.int64),
+            "d": np.full(int(keep.sum()), -1, np.int16),
+            "sim": score[keep].astype(np.float32),
+            "m": np.full(int(keep.sum()), PARAGRAPH, np.uint8),
+        },
+    )
+
+
+def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
+    """``(edges, info)`` for paragraph rows (see :func:`prints_batch`)."""
+    short = int(prints.map(lambda b: int(b["short"].sum())).sum())
+    rows = prints.map(lambda b: {c: v for c, v in b.items() if c != "short"})
+    limit = config.max_paragraph_docs
+    tagged = route(rows, key="pfp", partitions=partitions).mapPartitions(
+        lambda it: _drop_boilerplate(it, limit)
+    )
+    tagged = tagged.persist(storage)
+    dropped = int(tagged.filter(lambda x: x[0] == "dropped").map(lambda x: x[1]).sum())
+    usable = tagged.filter(lambda x: x[0] == "rows").map(lambda x: x[1])
+    n_usable = count_rows(usable)
+    blocks = config.blocks or choose_blocks(n_usable, config.max_distance)
+    layout = make_layout(max_distance=config.max_distance, blocks=blocks)
+    masks, k = layout.masks, layout.max_distance
+    table_rows = usable.mapPartitions(lambda it: _table_rows(it, masks))
+    pairs = route(table_rows, key="bucket", partitions=partitions).mapPartitions(
+        lambda it: _scan(it, masks, k)
+    )
+    threshold = config.threshold
+    scored = route(pairs, key="pair", partitions=partitions).mapPartitions(
+        lambda it: _shares(it, threshold)
+    )
+    scored = scored.persist(storage)
+    candidates = int(scored.filter(lambda x: x[0] == "candidates").map(lambda x: x[1]).sum())
+    edges = scored.filter(lambda x: x[0] == "edges").map(lambda x: x[1])
+    info = {
+        "paragraphs": n_usable + dropped,
+        "short_paragraphs_skipped": short,
+        "boilerplate_paragraphs_skipped": dropped,
+        "candidate_document_pairs": candidates,
+        "blocks": blocks,
+        "tables": layout.tables,
+    }
+    return edges, info

@@ -1,0 +1,31 @@
+"""Building a Spark session, with pyspark imported lazily and a clear error when it is missing."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from ..errors import require
+
+
+def spark_session(
+    *, master: str | None = None, app_name: str = "neardup", config: dict[str, Any] | None = None
+) -> Any:
+    """A ``SparkSession`` (an existing one is reused, as ``spark-submit`` provides).
+
+    In local mode the Python workers run the driver's interpreter, so they see the same
+    installed ``neardup``; on a cluster the package must be shipped (see docs/spark.md).
+    """
+    require("pyspark", extra="spark", purpose="neardup spark-dedup")
+    from pyspark.sql import SparkSession
+
+    if master is None or master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app_name)
+    if master:
+        builder = builder.master(master)
+    for key, value in (config or {}).items():
+        builder = builder.config(key, str(value))
+    return builder.getOrCreate()

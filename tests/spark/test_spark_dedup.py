@@ -1,0 +1,172 @@
+"""The Spark job gives exactly the clusters and representatives of `neardup dedup` (local[2])."""
+
+import glob
+import json
+from pathlib import Path
+
+import orjson
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+import pytest
+
+from neardup.cli import main
+from neardup.errors import ConfigError, InputError
+
+pytestmark = pytest.mark.spark
+
+
+def _write_jsonl(path, texts, *, extra_lines=()):
+    with open(path, "wb") as f:
+        for i, t in enumerate(texts):
+            f.write(orjson.dumps({"id": f"d{i}", "text": t}) + b"\n")
+        for line in extra_lines:
+            f.write(line + b"\n")
+    return str(path)
+
+
+def _local(tmp_path, source, *args):
+    out = tmp_path / "local"
+    assert main(["dedup", source, "-o", str(out), "--quiet", *args]) == 0
+    return out
+
+
+def _spark(spark, tmp_path, source, **options):
+    from neardup.spark.job import spark_dedup
+
+    out = tmp_path / "spark"
+    summary = spark_dedup(spark, source, str(out), **options)
+    return out, summary
+
+
+def _clusters(path):
+    files = sorted(glob.glob(str(path / "clusters" / "part-*.csv"))) or [str(path / "clusters.csv")]
+    opts = pcsv.ConvertOptions(
+        column_types={"id": pa.string(), "representative_id": pa.string(), "method": pa.string()},
+        strings_can_be_null=True,
+    )
+    rows = pa.concat_tables([pcsv.read_csv(f, convert_options=opts) for f in files]).to_pylist()
+    for r in rows:
+        r["method"] = r["method"] or ""
+        if r["similarity"] is not None:
+            r["similarity"] = round(r["similarity"], 5)
+    return rows
+
+
+def _kept_lines(path):
+    files = sorted(glob.glob(str(path / "kept" / "part-*")))
+    return b"".join(open(f, "rb").read() for f in files).splitlines()
+
+
+def _assert_same(local_out, spark_out, local_kept_name="kept.jsonl"):
+    local_rows, spark_rows = _clusters(local_out), _clusters(spark_out)
+    assert len(local_rows) == len(spark_rows)
+    mismatched = [(a, b) for a, b in zip(local_rows, spark_rows, strict=True) if a != b]
+    assert not mismatched, mismatched[:5]
+    local_summary = json.loads((local_out / "summary.json").read_text())
+    spark_summary = json.loads((spark_out / "summary.json").read_text())
+    for key in ("records_read", "documents", "skipped", "skipped_by_reason", "clusters"):
+        assert local_summary["counts"][key] == spark_summary["counts"][key], key
+    for key in ("duplicate_clusters", "duplicates_removed", "kept", "pairs"):
+        assert local_summary["counts"][key] == spark_summary["counts"][key], key
+    return local_rows
+
+
+def test_same_clusters_as_local_simhash(spark, tmp_path, corpus_texts):
+    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts)
+    local_out = _local(tmp_path, source, "--id-field", "id")
+    spark_out, summary = _spark(spark, tmp_path, source, id_field="id")
+    rows = _assert_same(local_out, spark_out)
+    assert sum(r["id"] != r["representative_id"] for r in rows) > 50  # real duplicates found
+    assert _kept_lines(spark_out) == (local_out / "kept.jsonl").read_bytes().splitlines()
+    assert summary["counts"]["records_read"] == len(corpus_texts)
+
+
+def test_same_clusters_verified_longest_wider_distance(spark, tmp_path, corpus_texts):
+    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:2000])
+    args = ["--max-distance", "6", "--verify", "jaccard", "--threshold", "0.6", "--keep", "longest"]
+    local_out = _local(tmp_path, source, *args)
+    options = {"max_distance": 6, "verify": "jaccard", "min_similarity": 0.6}
+    spark_out, _ = _spark(spark, tmp_path, source, options=options, keep="longest")
+    rows = _assert_same(local_out, spark_out)
+    members = [r for r in rows if r["id"] != r["representative_id"]]
+    direct = [r["similarity"] for r in members if r["similarity"] is not None]
+    assert direct and all(s >= 0.6 for s in direct)
+
+
+@pytest.mark.parametrize("method", ["ngram", "paragraph"])
+def test_same_clusters_as_local_other_methods(spark, tmp_path, corpus_texts, method):
+    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:1000])
+    local_out = _local(tmp_path, source, "--method", method, "--keep", "longest")
+    spark_out, summary = _spark(spark, tmp_path, source, method=method, keep="longest")
+    rows = _assert_same(local_out, spark_out)
+    assert sum(r["method"] == method for r in rows) > 5
+    assert summary["method"] == method
+
+
+def test_bad_records_skipped_and_counted_like_local(spark, tmp_path, corpus_texts):
+    extra = [
+        b'{"id": "bad1", "text": ',  # malformed JSON
+        b"",  # blank line: ignored, still numbered
+        b'{"id": "bad2", "body": "no text field"}',
+        b'{"id": "bad3", "text": "   "}',
+        b'{"id": "d3", "text": "an id used twice"}',
+        b"[1, 2]",
+    ]
+    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:300], extra_lines=extra)
+    local_out = _local(tmp_path, source, "--id-field", "id", "--on-error", "skip")
+    spark_out, summary = _spark(spark, tmp_path, source, id_field="id", on_error="skip")
+    _assert_same(local_out, spark_out)
+    assert summary["counts"]["skipped_by_reason"] == {
+        "duplicate_id": 1,
+        "empty_text": 1,
+        "malformed_json": 1,
+        "missing_text": 1,
+        "not_an_object": 1,
+    }
+    skipped = sorted(glob.glob(str(spark_out / "skipped" / "part-*")))
+    records = [orjson.loads(x) for f in skipped for x in Path(f).read_bytes().splitlines()]
+    local_skipped = [
+        orjson.loads(x) for x in (local_out / "skipped.jsonl").read_bytes().splitlines()
+    ]
+    assert [r["record"] for r in records] == [r["record"] for r in local_skipped]
+    assert [r["reason"] for r in records] == [r["reason"] for r in local_skipped]
+
+
+def test_bad_record_fails_naming_it(spark, tmp_path, corpus_texts):
+    source = _write_jsonl(tmp_path / "c.jsonl", corpus_texts[:50], extra_lines=[b"{oops"])
+    with pytest.raises(InputError, match=r"record 51"):
+        _spark(spark, tmp_path, source)
+
+
+def test_parquet_input_and_output(spark, tmp_path, corpus_texts):
+    texts = corpus_texts[:1500]
+    table = pa.table({"doc": [f"p{i}" for i in range(len(texts))], "body": texts})
+    source = str(tmp_path / "corpus.parquet")
+    pq.write_table(table, source, row_group_size=200)
+    local_out = _local(tmp_path, source, "--id-field", "doc", "--text-field", "body")
+    spark_out, _ = _spark(spark, tmp_path, source, id_field="doc", text_field="body")
+    _assert_same(local_out, spark_out)
+    kept_spark = pq.read_table(str(spark_out / "kept")).to_pylist()
+    kept_local = pq.read_table(str(local_out / "kept.parquet")).to_pylist()
+    assert kept_spark == kept_local
+
+
+def test_unsupported_options_are_clear(spark, tmp_path):
+    source = _write_jsonl(tmp_path / "c.jsonl", ["a text", "another text"])
+    with pytest.raises(ConfigError, match="neardup dedup"):
+        _spark(spark, tmp_path, source, method="auto")
+    with pytest.raises(ConfigError, match="idf='corpus'"):
+        _spark(spark, tmp_path, source, options={"weights": "tfidf", "idf": "corpus"})
+    with pytest.raises(ConfigError, match="zstd"):
+        _spark(spark, tmp_path, str(tmp_path / "c.jsonl.zst"))
+
+
+def test_cli_spark_dedup(tmp_path, corpus_texts, spark):
+    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:400])
+    out = tmp_path / "cli"
+    code = main(["spark-dedup", source, "-o", str(out), "--master", "local[2]", "--quiet"])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    c = summary["counts"]
+    assert c["records_read"] == 400 == c["kept"] + c["duplicates_removed"] + c["skipped"]
