@@ -93,6 +93,42 @@ def test_ngram_posting_cap_is_reported():
     assert stats.pruned_keys == 0 and len(left) == 45  # every pair of the ten shares 转发微博
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(SHORT, min_size=1, max_size=12), st.integers(1, 6), st.integers(2, 3))
+def test_ngram_sketch_equals_bottom_k_definition(texts, sketch, key_length):
+    """Candidates with a sketch: pairs sharing one of their ``sketch`` smallest key hashes."""
+    from neardup.index.ngram import key_sets
+
+    values, offsets = key_sets(texts, key_length)
+    bottom = [set(values[offsets[i] : offsets[i + 1]].tolist()[:sketch]) for i in range(len(texts))]
+    want = {
+        (a, b) for a, b in itertools.combinations(range(len(texts)), 2) if bottom[a] & bottom[b]
+    }
+    left, right, _ = candidate_pairs(texts, key_length=key_length, sketch=sketch, max_posting=None)
+    assert set(zip(left.tolist(), right.tolist(), strict=True)) == want
+    assert len(left) == len(want)  # each pair once
+
+
+def test_strip_markup():
+    from neardup.markup import strip_markup
+
+    got = strip_markup(
+        [
+            "转发微博//@小明:太可怕了 #社会新闻# 今天下午发生地震[泪] http://t.cn/A6x9Kp @新浪新闻 😭",
+            "[哈哈]",
+            "no markup here",
+        ]
+    )
+    assert got[0].split() == ["太可怕了", "今天下午发生地震"]
+    assert got[1] == "[哈哈]"  # nothing but markup: left as it is
+    assert got[2] == "no markup here"
+    method = create("ngram", strip_markup=True)
+    a = "地震局：今天下午本市发生三级地震，暂无人员伤亡报告"
+    b = "转发微博 #地震# " + a + " http://t.cn/A6x9Kp"
+    assert method.compare(a, b)["duplicate"]
+    assert not create("ngram").compare(a, b)["duplicate"]
+
+
 def test_ngram_online_index():
     index = NgramIndex(key_length=4)
     index.add_many(["a", "b"], ["今天天气很好", "完全无关"])
@@ -173,6 +209,25 @@ def test_auto_routes_by_length():
         )
     )
     assert got == {(0, 2): "ngram", (1, 3): "simhash"}
+    # heavier edits than the SimHash radius reaches: found by the m-gram sketch, verified
+    long_c = "。".join([PARA[2], PARA[0], "另据报道，相关部门表示将继续加强监测。", PARA[1]]) * 2
+    long_d = "。".join([PARA[1], PARA[2], PARA[0]]) * 2
+    pairs = method.find_pairs([long_c, long_d, long_a])
+    found = {
+        (a, b): (m, s)
+        for a, b, m, s in zip(
+            pairs.left.tolist(),
+            pairs.right.tolist(),
+            pairs.method_names(),
+            pairs.similarity.tolist(),
+            strict=True,
+        )
+    }
+    for (a, b), (_m, s) in found.items():
+        texts = [long_c, long_d, long_a]
+        assert s == pytest.approx(jaccard(normalize(texts[a]), normalize(texts[b])), abs=1e-6)
+        assert s >= 0.4
+    assert found[(0, 1)][0] == "ngram"  # SimHash distance 9: beyond the radius of 8
     assert method.compare(short_a, short_b)["route"] == "ngram"
     assert method.compare(long_a, long_b)["route"] == "simhash"
     with pytest.raises(ConfigError, match="leaves texts of"):

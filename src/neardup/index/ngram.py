@@ -39,11 +39,39 @@ def key_sets(texts: Sequence[str], key_length: int) -> tuple[np.ndarray, np.ndar
     return _kernels.unique_per_doc(hashes, hoff)
 
 
+def sketch_keys(
+    values: np.ndarray, offsets: np.ndarray, sketch: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Keep each text's ``sketch`` smallest key hashes (all when ``None``).
+
+    Key hashes are uniform, so the smallest ones are a consistent random sample (a bottom-k
+    MinHash sketch): two texts whose key sets have Jaccard J share one of their ``s`` smallest
+    keys with probability about ``1 - (1 - J)^s`` — for long texts a few dozen keys find the
+    near-copies that thousands of keys would, at a small fraction of the candidates.
+    """
+    if sketch is None:
+        return values, offsets
+    sizes = np.diff(offsets)
+    rank = np.arange(len(values)) - np.repeat(offsets[:-1], sizes)
+    kept = np.minimum(sizes, sketch)
+    new_offsets = np.zeros_like(offsets)
+    np.cumsum(kept, out=new_offsets[1:])
+    return values[rank < sketch], new_offsets
+
+
 def candidate_pairs(
-    texts: Sequence[str], *, key_length: int = 4, max_posting: int | None = 2000
+    texts: Sequence[str],
+    *,
+    key_length: int = 4,
+    max_posting: int | None = 2000,
+    sketch: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, CandidateStats]:
-    """All pairs of positions ``i < j`` sharing a usable m-gram key (each pair once)."""
-    values, offsets = key_sets(texts, key_length)
+    """All pairs of positions ``i < j`` sharing a usable m-gram key (each pair once).
+
+    With ``sketch``, only each text's ``sketch`` smallest key hashes are used (see
+    :func:`sketch_keys`).
+    """
+    values, offsets = sketch_keys(*key_sets(texts, key_length), sketch)
     n = len(texts)
     uniq, key_ids, counts = np.unique(values, return_inverse=True, return_counts=True)
     key_ids = key_ids.astype(np.int64)

@@ -1,9 +1,12 @@
 """The ``auto`` method: choose by length (reference 004: short texts need other tools than long).
 
 - Texts of at most ``short_max_length`` normalised characters go to ``ngram`` (m-gram keys,
-  Jaccard over character 3-grams >= ``short_threshold``).
+  Jaccard over character 3-grams >= ``short_threshold``), social-media markup (URLs, @mentions,
+  ``#tags#``, ``[emoji]``, repost prefixes) stripped first (``short_strip_markup``).
 - Texts of at least ``long_min_length`` characters go to ``simhash`` with a wider Hamming radius
-  (``long_max_distance``) and every candidate verified by Jaccard >= ``long_threshold``.
+  (``long_max_distance``), and also get candidates from a bottom-``long_sketch`` sample of their
+  m-gram keys (which finds copies with heavier edits than a SimHash radius can reach); every
+  candidate is verified by Jaccard >= ``long_threshold``.
 - With ``paragraph=True``, long texts also go through ``paragraph`` (partial duplicates).
 
 The two length ranges overlap (by default 100–200 characters), so a mid-length text is compared
@@ -36,7 +39,9 @@ class AutoConfig:
     long_min_length: int = 100
     short_threshold: float = 0.5
     long_max_distance: int = 8
-    long_threshold: float = 0.5
+    long_threshold: float = 0.4
+    long_sketch: int | None = 32
+    short_strip_markup: bool = True
     paragraph: bool = False
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
@@ -53,7 +58,11 @@ class AutoConfig:
 
     def parts(self) -> tuple[NgramConfig, SimhashConfig, ParagraphConfig]:
         return (
-            NgramConfig(threshold=self.short_threshold, normalize=self.normalize),
+            NgramConfig(
+                threshold=self.short_threshold,
+                strip_markup=self.short_strip_markup,
+                normalize=self.normalize,
+            ),
             SimhashConfig(
                 max_distance=self.long_max_distance,
                 verify="jaccard",
@@ -61,6 +70,14 @@ class AutoConfig:
                 normalize=self.normalize,
             ),
             ParagraphConfig(normalize=self.normalize),
+        )
+
+    def long_ngram(self) -> NgramConfig | None:
+        """The m-gram sketch route for long texts (``None`` when ``long_sketch`` is off)."""
+        if self.long_sketch is None:
+            return None
+        return NgramConfig(
+            threshold=self.long_threshold, sketch=self.long_sketch, normalize=self.normalize
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,6 +97,8 @@ class AutoMethod:
         self.short = NgramMethod(ngram_cfg)
         self.long = SimhashMethod(simhash_cfg)
         self.paragraph = ParagraphMethod(para_cfg) if self.config.paragraph else None
+        sketch_cfg = self.config.long_ngram()
+        self.long_sketch = NgramMethod(sketch_cfg) if sketch_cfg is not None else None
         self.stats: dict[str, Any] = {}
 
     @property
@@ -103,7 +122,20 @@ class AutoMethod:
             parts.append(self.short.find_pairs([texts[i] for i in short.tolist()]).remap(short))
         long_texts = [texts[i] for i in long.tolist()]
         if len(long):
-            parts.append(self.long.find_pairs(long_texts).remap(long))
+            found = self.long.find_pairs(long_texts)
+            if self.long_sketch is not None:  # candidates SimHash misses: heavier edits
+                more = self.long_sketch.find_pairs(long_texts)
+                known = set(zip(found.left.tolist(), found.right.tolist(), strict=True))
+                new = np.fromiter(
+                    (
+                        p not in known
+                        for p in zip(more.left.tolist(), more.right.tolist(), strict=True)
+                    ),
+                    bool,
+                    count=len(more),
+                )
+                found = PairSet.concat([found, more.select(new)])
+            parts.append(found.remap(long))
             if self.paragraph is not None:
                 parts.append(self.paragraph.find_pairs(long_texts).remap(long))
         self.stats = {
@@ -128,6 +160,10 @@ class AutoMethod:
     def compare(self, a: str, b: str) -> dict[str, Any]:
         route = self._route(a, b)
         verdict = (self.short if route == "ngram" else self.long).compare(a, b)
+        if route == "simhash" and self.long_sketch is not None and not verdict["duplicate"]:
+            sketch = self.long_sketch.compare(a, b)
+            if sketch["duplicate"]:
+                verdict = sketch
         if route == "simhash" and self.paragraph is not None and not verdict["duplicate"]:
             para = self.paragraph.compare(a, b)
             if para["duplicate"]:

@@ -18,6 +18,7 @@ from .. import _kernels
 from ..config import NormalizeConfig
 from ..errors import ConfigError
 from ..index.ngram import CandidateStats, candidate_pairs, key_sets
+from ..markup import strip_markup
 from ..normalize import encode_texts, normalize_many
 from ..pairs import PairSet
 from ..verify import MEASURES, ngram_sets, similarity_pairs
@@ -29,7 +30,10 @@ class NgramConfig:
 
     ``key_length`` (m): characters per index key; ``measure``: ``jaccard`` (over character
     ``ngram``-grams) or ``edit``; ``threshold``: the similarity a pair needs (inclusive);
-    ``max_posting``: keys held by more texts than this make no candidates (``None``: no cap).
+    ``max_posting``: keys held by more texts than this make no candidates (``None``: no cap);
+    ``sketch``: use only each text's ``sketch`` smallest key hashes (a bottom-k sample, for long
+    texts; ``None``: every key); ``strip_markup``: drop social-media markup (URLs, @mentions,
+    ``#tags#``, ``[emoji]``, repost prefixes; :mod:`neardup.markup`) before normalising.
     """
 
     key_length: int = 4
@@ -37,6 +41,8 @@ class NgramConfig:
     ngram: int = 3
     threshold: float = 0.5
     max_posting: int | None = 2000
+    sketch: int | None = None
+    strip_markup: bool = False
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
@@ -57,6 +63,8 @@ class NgramConfig:
             not isinstance(self.max_posting, int) or self.max_posting < 2
         ):
             raise ConfigError(f"max_posting={self.max_posting!r} must be an integer >= 2 or None")
+        if self.sketch is not None and (not isinstance(self.sketch, int) or self.sketch < 1):
+            raise ConfigError(f"sketch={self.sketch!r} must be an integer >= 1 or None")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,9 +88,15 @@ class NgramMethod:
     def threshold(self) -> float:
         return float(self.config.threshold)
 
+    def normalized(self, texts: Sequence[str]) -> list[str]:
+        """The texts as the method compares them (markup stripped if asked, then normalised)."""
+        if self.config.strip_markup:
+            texts = strip_markup(texts)
+        return normalize_many(texts, self.config.normalize)
+
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
         cfg = self.config
-        norm = normalize_many(texts, cfg.normalize)
+        norm = self.normalized(texts)
         cps, offsets = encode_texts(norm)
         doc_hash = _kernels.document_hashes(cps, offsets)
         order = np.argsort(doc_hash, kind="stable")
@@ -106,7 +120,7 @@ class NgramMethod:
         reps = np.sort(first)
         rep_texts = [norm[i] for i in reps.tolist()]
         left, right, stats = candidate_pairs(
-            rep_texts, key_length=cfg.key_length, max_posting=cfg.max_posting
+            rep_texts, key_length=cfg.key_length, max_posting=cfg.max_posting, sketch=cfg.sketch
         )
         sets = ngram_sets(rep_texts, cfg.ngram) if cfg.measure == "jaccard" else None
         sim = similarity_pairs(
@@ -141,7 +155,7 @@ class NgramMethod:
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         if len(left) != len(right):
             raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
-        norm = normalize_many(list(left) + list(right), self.config.normalize)
+        norm = self.normalized(list(left) + list(right))
         n = len(left)
         idx = np.arange(n)
         return similarity_pairs(
@@ -150,7 +164,7 @@ class NgramMethod:
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
         cfg = self.config
-        na, nb = normalize_many([a, b], cfg.normalize)
+        na, nb = self.normalized([a, b])
         values, offsets = key_sets([na, nb], cfg.key_length)
         ka, kb = values[offsets[0] : offsets[1]], values[offsets[1] : offsets[2]]
         shared = len(np.intersect1d(ka, kb))

@@ -67,7 +67,12 @@ def _prepare(
 
     def batch() -> Batch:
         texts = [r[0][2] for r in chunk]
-        norm = normalize_many(texts, method.config.normalize) if name != "paragraph" else []
+        if name == "ngram":
+            norm = method.normalized(texts)
+        elif name == "simhash":
+            norm = normalize_many(texts, method.config.normalize)
+        else:
+            norm = []
         out = {
             "pos": np.fromiter((r[1] for r in chunk), np.int64, len(chunk)),
             "number": np.fromiter((r[0][0] for r in chunk), np.int64, len(chunk)),
@@ -332,7 +337,11 @@ def _ngram_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):
     )
     reps = reps.persist(disk)
     candidates, stats = candidate_edges(
-        reps, key_length=config.key_length, max_posting=config.max_posting, partitions=parts
+        reps,
+        key_length=config.key_length,
+        max_posting=config.max_posting,
+        sketch=config.sketch,
+        partitions=parts,
     )
     candidates = candidates.persist(disk)
     keys, pruned_keys, pruned_postings = stats.fold(

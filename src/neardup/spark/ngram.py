@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import _kernels
-from ..index.ngram import key_sets
+from ..index.ngram import key_sets, sketch_keys
 from ..normalize import encode_texts
 from ..pairs import method_code
 from .batches import Batch, concat, route, size
@@ -65,9 +65,9 @@ def exact_groups(texts: Any, *, partitions: int) -> tuple[Any, Any]:
     return reps, edges
 
 
-def _key_rows(batches: Iterator[Batch], key_length: int) -> Iterator[Batch]:
+def _key_rows(batches: Iterator[Batch], key_length: int, sketch: int | None) -> Iterator[Batch]:
     for b in batches:
-        values, offsets = key_sets(list(b["norm"]), key_length)
+        values, offsets = sketch_keys(*key_sets(list(b["norm"]), key_length), sketch)
         yield {"key": values, "pos": np.repeat(b["pos"], np.diff(offsets))}
 
 
@@ -112,10 +112,12 @@ def _decode(batches: Iterator[Batch]) -> Iterator[Batch]:
     }
 
 
-def candidate_edges(reps: Any, *, key_length: int, max_posting: int | None, partitions: int):
+def candidate_edges(
+    reps: Any, *, key_length: int, max_posting: int | None, sketch: int | None, partitions: int
+):
     """``(candidates, stats)``: distinct pairs of texts sharing an unpruned key, and an RDD of
     ``(keys, pruned_keys, pruned_postings)`` per partition."""
-    rows = reps.mapPartitions(lambda it: _key_rows(it, key_length))
+    rows = reps.mapPartitions(lambda it: _key_rows(it, key_length, sketch))
     tagged = route(rows, key="key", partitions=partitions).mapPartitions(
         lambda it: _candidates(it, max_posting)
     )
