@@ -1,0 +1,131 @@
+"""``neardup eval DATA -o REPORT_DIR``: precision, recall, F1 and time on labelled data."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .. import __version__
+from ..config import FINGERPRINT_VERSION
+from ..errors import ConfigError, InputError
+from ..io import ON_ERROR
+from .options import METHOD_NAMES, method_options
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="score methods on labelled pairs or a clustered corpus; write a report",
+        description="Score methods on DATA — labelled pairs (text1, text2, label) or a clustered "
+        "corpus (id, text, cluster) — and write REPORT_DIR/report.json and report.html.",
+    )
+    p.add_argument("data", help="JSON Lines, CSV or TSV")
+    p.add_argument("-o", "--output", required=True, help="report directory (created if missing)")
+    p.add_argument("--kind", choices=("pairs", "clusters"), help="default: from the fields")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--method", choices=METHOD_NAMES, help="one method (default: simhash)")
+    g.add_argument("--methods", help="comma-separated methods, e.g. simhash,ngram,paragraph,auto")
+    p.add_argument("--sweep", action="store_true", help="pairs: scores over every threshold")
+    p.add_argument("--label-field", default="label", help="pairs: the 0/1 label (default label)")
+    p.add_argument("--cluster-field", default="cluster", help="clusters: default cluster")
+    p.add_argument("--corpus", help="pairs given by id1/id2: the corpus (id, text) they refer to")
+    p.add_argument("--on-error", choices=ON_ERROR, default="fail", help="bad records: fail or skip")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="METHOD.NAME=VALUE",
+        help="a method option, e.g. simhash.max_distance=4 (repeatable)",
+    )
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=run)
+
+
+def _methods(args: argparse.Namespace) -> list[str]:
+    names = (
+        [m.strip() for m in args.methods.split(",")] if args.methods else [args.method or "simhash"]
+    )
+    unknown = [m for m in names if m not in METHOD_NAMES]
+    if unknown or not names:
+        raise ConfigError(f"unknown method {unknown[0]!r}; choose from {', '.join(METHOD_NAMES)}")
+    return list(dict.fromkeys(names))
+
+
+def _options(args: argparse.Namespace, names: list[str]) -> dict[str, dict]:
+    per: dict[str, list[str]] = {n: [] for n in names}
+    for item in args.option:
+        method, dot, rest = item.partition(".")
+        if not dot or method not in per:
+            raise ConfigError(
+                f"--option {item!r} must look like METHOD.NAME=VALUE, METHOD one of "
+                f"{', '.join(names)}"
+            )
+        per[method].append(rest)
+    out = {}
+    for name, items in per.items():
+        ns = argparse.Namespace(method=name, option=items)
+        out[name] = method_options(ns)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evaluate import datasets
+    from ..evaluate.metrics import CONVENTIONS
+    from ..evaluate.report import write_report
+    from ..evaluate.run import evaluate_clusters, evaluate_pairs
+
+    names = _methods(args)
+    options = _options(args, names)
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a directory", source=str(out))
+    kind = args.kind or datasets.detect_kind(args.data)
+    t0 = time.perf_counter()
+    if kind == "pairs":
+        corpus = datasets.load_corpus(args.corpus) if args.corpus else None
+        data = datasets.load_pairs(
+            args.data, label_field=args.label_field, on_error=args.on_error, corpus=corpus
+        )
+        records = len(data.labels)
+    else:
+        data = datasets.load_clusters(
+            args.data, cluster_field=args.cluster_field, on_error=args.on_error
+        )
+        records = len(data.ids)
+    load_seconds = time.perf_counter() - t0
+    if kind == "pairs":
+        results = evaluate_pairs(data, names, sweep=args.sweep, options=options)
+    else:
+        results = evaluate_clusters(data, names, options=options)
+    report = {
+        "neardup_version": __version__,
+        "fingerprint_version": FINGERPRINT_VERSION,
+        "input": str(Path(args.data).resolve()),
+        "sha256": datasets.sha256(args.data),
+        "kind": kind,
+        "label_field": args.label_field if kind == "pairs" else args.cluster_field,
+        "records": records,
+        "skipped": dict(data.skipped),
+        "positives": int(data.labels.sum()) if kind == "pairs" else None,
+        "methods": names,
+        "sweep": bool(args.sweep),
+        "conventions": CONVENTIONS,
+        "seconds": {"load": round(load_seconds, 4)},
+        "results": results,
+    }
+    try:
+        _json, html_path = write_report(report, out)
+    except OSError as exc:
+        raise InputError(f"cannot write the report ({exc.strerror})", source=str(out)) from None
+    if not args.quiet:
+        for name, e in results.items():
+            s = e["at_default_threshold"] if kind == "pairs" else e["scores"]
+            print(
+                f"neardup: {name}: precision {s['precision']:.3f} recall {s['recall']:.3f} "
+                f"F1 {s['f1']:.3f}",
+                file=sys.stderr,
+            )
+        print(f"neardup: report -> {html_path}", file=sys.stderr)
+    return 0

@@ -1,0 +1,245 @@
+"""``report.json`` and a self-contained ``report.html`` (inline SVG plots from matplotlib)."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import require
+
+COLORS = {"label_1": "#d62728", "label_0": "#1f77b4"}
+
+
+def _svg(fig: Any) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg") :]
+
+
+def _curves(name: str, entry: dict) -> str:
+    import matplotlib.pyplot as plt
+
+    s = entry["sweep"]
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    for key, style in (("precision", "-"), ("recall", "--"), ("f1", "-")):
+        ax.plot(s["thresholds"], s[key], style, label=key, linewidth=2 if key == "f1" else 1.4)
+    best = entry["best_f1"]
+    if best["threshold"] is not None:
+        ax.axvline(best["threshold"], color="grey", linestyle=":", linewidth=1)
+        ax.annotate(
+            f"best F1 {best['f1']:.3f}",
+            (best["threshold"], best["f1"]),
+            textcoords="offset points",
+            xytext=(6, -14),
+            fontsize=9,
+        )
+    ax.axvline(entry["threshold"], color="black", linewidth=0.8, alpha=0.5)
+    ax.set_xlabel(
+        f"threshold on {entry['measure']}"
+        + (" (duplicate when ≥)" if entry["higher_is_closer"] else " (duplicate when ≤)")
+    )
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"{name}: precision, recall, F1 against the threshold")
+    ax.legend(loc="best", fontsize=9)
+    ax.grid(alpha=0.3)
+    return _svg(fig)
+
+
+def _distribution(name: str, entry: dict) -> str:
+    import matplotlib.pyplot as plt
+
+    sc = entry["scores"]
+    scores = np.asarray(sc["all"], np.float64)
+    labels = np.asarray(sc["labels"], bool)
+    classes = np.asarray(sc["length_class"], dtype=object)
+    groups = [("all pairs", np.ones(len(scores), bool))]
+    groups += [(f"{c} texts", classes == c) for c in ("short", "long") if (classes == c).any()]
+    fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.2), squeeze=False)
+    finite = scores[~np.isnan(scores)]
+    bins = (
+        np.linspace(finite.min(), finite.max(), 31)
+        if len(finite) and finite.min() < finite.max()
+        else 10
+    )
+    for ax, (title, mask) in zip(axes[0], groups, strict=True):
+        for lab, key, text in ((True, "label_1", "duplicate (1)"), (False, "label_0", "not (0)")):
+            vals = scores[mask & (labels == lab) & ~np.isnan(scores)]
+            if len(vals):
+                ax.hist(
+                    vals, bins=bins, alpha=0.55, color=COLORS[key], label=f"{text}: {len(vals)}"
+                )
+        ax.axvline(entry["threshold"], color="black", linewidth=0.8, alpha=0.6)
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(entry["measure"])
+        ax.legend(fontsize=8)
+    axes[0][0].set_ylabel("pairs")
+    fig.suptitle(f"{name}: {entry['measure']} by label (vertical line: default threshold)", y=1.04)
+    return _svg(fig)
+
+
+def _cluster_bars(results: dict) -> str:
+    import matplotlib.pyplot as plt
+
+    names = list(results)
+    keys = ("precision", "recall", "f1", "adjusted_rand_index")
+    fig, ax = plt.subplots(figsize=(1.6 + 1.6 * len(names), 3.4))
+    width = 0.8 / len(keys)
+    for i, key in enumerate(keys):
+        vals = [results[n]["scores"][key] for n in names]
+        ax.bar(np.arange(len(names)) + i * width, vals, width, label=key)
+    ax.set_xticks(np.arange(len(names)) + 0.4 - width / 2, names)
+    ax.set_ylim(0, 1.05)
+    ax.set_title("pairwise cluster scores and adjusted Rand index by method")
+    ax.legend(fontsize=8, ncols=4, loc="upper center", bbox_to_anchor=(0.5, -0.1))
+    ax.grid(axis="y", alpha=0.3)
+    return _svg(fig)
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> str:
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.3f}" if abs(v) < 100 else f"{v:,.0f}"
+        return html.escape(str(v))
+
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em}table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}th{background:#f3f3f3}
+td:first-child,th:first-child{text-align:left}.meta{color:#555;font-size:.9em}
+figure{margin:1em 0}svg{max-width:100%;height:auto}
+"""
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The report page: tables, plots, parameters; no external resources."""
+    require("matplotlib", extra="eval", purpose="the plots of neardup eval")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    results = report["results"]
+    source = Path(report["input"])
+    parts = [f"<h1>neardup eval — {html.escape(source.parent.name + '/' + source.name)}</h1>"]
+    parts.append(
+        f"<p class='meta'>kind: {report['kind']} · records used: {report['records']} · "
+        f"skipped: {sum(report['skipped'].values())} · neardup {report['neardup_version']} · "
+        f"sha256 {report['sha256'][:16]}…</p>"
+    )
+    if report["kind"] == "pairs":
+        rows = []
+        for name, e in results.items():
+            d = e["at_default_threshold"]
+            best = e.get("best_f1", {})
+            rows.append(
+                [
+                    name,
+                    e["measure"],
+                    e["threshold"],
+                    d["precision"],
+                    d["recall"],
+                    d["f1"],
+                    d["accuracy"],
+                    best.get("f1", "—"),
+                    best.get("threshold", "—"),
+                    e["pairs_per_second"],
+                ]
+            )
+        parts.append("<h2>Methods side by side</h2>")
+        parts.append(
+            _table(
+                [
+                    "method",
+                    "measure",
+                    "threshold",
+                    "precision",
+                    "recall",
+                    "F1",
+                    "accuracy",
+                    "best F1",
+                    "at threshold",
+                    "pairs/s",
+                ],
+                rows,
+            )
+        )
+        for name, e in results.items():
+            parts.append(f"<h2>{html.escape(name)}</h2>")
+            if "sweep" in e:
+                parts.append(f"<figure class='plot'>{_curves(name, e)}</figure>")
+            parts.append(f"<figure class='plot'>{_distribution(name, e)}</figure>")
+    else:
+        rows = [
+            [
+                n,
+                e["scores"]["precision"],
+                e["scores"]["recall"],
+                e["scores"]["f1"],
+                e["scores"]["adjusted_rand_index"],
+                e["scores"]["removed_correctly_share"],
+                e["predicted_clusters"],
+                e["gold_clusters"],
+                e["documents_per_second"],
+            ]
+            for n, e in results.items()
+        ]
+        parts.append("<h2>Methods side by side</h2>")
+        parts.append(
+            _table(
+                [
+                    "method",
+                    "precision",
+                    "recall",
+                    "F1",
+                    "ARI",
+                    "removed correctly",
+                    "clusters",
+                    "gold clusters",
+                    "docs/s",
+                ],
+                rows,
+            )
+        )
+        parts.append(f"<figure class='plot'>{_cluster_bars(results)}</figure>")
+    parts.append("<h2>Conventions</h2><p>" + html.escape(report["conventions"]) + "</p>")
+    parts.append(
+        "<h2>Parameters</h2><pre>"
+        + html.escape(
+            json.dumps(
+                {n: e["parameters"] for n, e in results.items()}, indent=2, ensure_ascii=False
+            )
+        )
+        + "</pre>"
+    )
+    parts.append("<p id='status' class='meta'></p>")
+    script = (
+        "<script>document.getElementById('status').textContent="
+        "'plots: '+document.querySelectorAll('figure.plot svg').length;</script>"
+    )
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>neardup eval report</title><style>{STYLE}</style></head><body>"
+        + "".join(parts)
+        + script
+        + "</body></html>"
+    )
+
+
+def write_report(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, html_path = out_dir / "report.json", out_dir / "report.html"
+    json_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    html_path.write_text(render_html(report), encoding="utf-8")
+    return json_path, html_path

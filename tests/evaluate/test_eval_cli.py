@@ -1,0 +1,186 @@
+"""`neardup eval` end to end: numbers against an independent count, errors, the page in Chromium."""
+
+import itertools
+import json
+import shutil
+import subprocess
+
+import orjson
+import pytest
+
+import reference
+from neardup.cli import main
+from neardup.normalize import normalize
+
+BASE = [
+    "今天天气很好我们一起去公园散步吧",
+    "国务院召开常务会议部署稳外贸稳外资措施",
+    "北京市发布暴雨蓝色预警提醒市民注意出行安全",
+    "全国规模以上工业增加值同比增长百分之五",
+    "教育部发布通知要求做好高校毕业生就业工作",
+    "央行宣布下调金融机构存款准备金率零点五个百分点",
+]
+
+
+def jaccard(a, b):
+    ga, gb = set(reference.char_grams(normalize(a), 3)), set(reference.char_grams(normalize(b), 3))
+    return 1.0 if not ga and not gb else len(ga & gb) / len(ga | gb)
+
+
+def pairs_rows():
+    rows = []
+    for i, t in enumerate(BASE):
+        rows.append({"text1": t, "text2": t.replace("的", "地") + "！", "label": 1})
+        rows.append({"text1": t, "text2": t[: len(t) // 2] + "完全不同的结尾内容", "label": i % 2})
+        rows.append({"text1": t, "text2": BASE[(i + 1) % len(BASE)], "label": 0})
+    return rows
+
+
+def write_jsonl(path, rows):
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return str(path)
+
+
+def test_pairs_report_numbers_equal_a_direct_count(tmp_path):
+    rows = pairs_rows()
+    data = write_jsonl(tmp_path / "pairs.jsonl", rows)
+    out = tmp_path / "report"
+    assert (
+        main(["eval", data, "--methods", "ngram,simhash", "--sweep", "-o", str(out), "--quiet"])
+        == 0
+    )
+    report = json.loads((out / "report.json").read_text())
+    assert report["kind"] == "pairs" and report["records"] == len(rows)
+    assert len(report["sha256"]) == 64 and report["neardup_version"]
+    ngram = report["results"]["ngram"]
+    sims = [jaccard(r["text1"], r["text2"]) for r in rows]
+    pred = [s >= 0.5 for s in sims]
+    gold = [r["label"] == 1 for r in rows]
+    tp = sum(p and g for p, g in zip(pred, gold, strict=True))
+    fp = sum(p and not g for p, g in zip(pred, gold, strict=True))
+    fn = sum(g and not p for p, g in zip(pred, gold, strict=True))
+    d = ngram["at_default_threshold"]
+    assert (d["true_positives"], d["false_positives"], d["false_negatives"]) == (tp, fp, fn)
+    assert ngram["scores"]["all"] == pytest.approx(sims, abs=1e-6)
+    best = ngram["best_f1"]
+    assert best["f1"] >= d["f1"] - 1e-9
+    assert (
+        set(report["results"]) == {"ngram", "simhash"} and "sweep" in report["results"]["simhash"]
+    )
+
+
+def test_clusters_report_equals_pair_enumeration(tmp_path):
+    rows, cluster = [], 0
+    for t in BASE:
+        rows.append({"id": f"a{cluster}", "text": t, "cluster": cluster})
+        rows.append({"id": f"b{cluster}", "text": t + "。", "cluster": cluster})
+        cluster += 1
+    rows.append({"id": "x", "text": BASE[0][:8] + "另一件事情的报道内容", "cluster": cluster})
+    data = write_jsonl(tmp_path / "corpus.jsonl", rows)
+    out = tmp_path / "report"
+    assert main(["eval", data, "--method", "ngram", "-o", str(out), "--quiet"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    s = report["results"]["ngram"]["scores"]
+    gold_pairs = sum(
+        1
+        for i, j in itertools.combinations(range(len(rows)), 2)
+        if rows[i]["cluster"] == rows[j]["cluster"]
+    )
+    assert s["gold_pairs"] == gold_pairs == len(BASE)
+    assert 0.0 <= s["precision"] <= 1.0 and s["recall"] == pytest.approx(
+        s["correct_pairs"] / gold_pairs
+    )
+    assert report["results"]["ngram"]["documents_per_second"] > 0
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b'{"text1": "a", "label": 1}\n', "cannot tell the kind"),
+        (b'{"text1": "ab", "text2": "cd", "score": 1}\n', "no field 'label'"),
+        (b'{"text1": "ab", "text2": "cd", "label": 2}\n', "label 2 is not 0 or 1"),
+        (b'{"text1": "ab", "text2": "", "label": 1}\n', "text2 is not a non-empty string"),
+        (b'{"text1": "ab", "text2": "cd", "label": 1}\n{oops\n', "record 2"),
+        (b"", "holds no records"),
+        (
+            b'{"id": 1, "text": "a", "cluster": 1}\n{"id": 1, "text": "b", "cluster": 2}\n',
+            "already used by record 1",
+        ),
+    ],
+)
+def test_malformed_data_is_named(tmp_path, capsys, content, message):
+    path = tmp_path / "data.jsonl"
+    path.write_bytes(content)
+    assert main(["eval", str(path), "-o", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "data.jsonl" in err and "Traceback" not in err
+
+
+def test_unknown_ids_and_skips(tmp_path, capsys):
+    corpus = write_jsonl(
+        tmp_path / "corpus.jsonl",
+        [{"id": "a", "text": "今天天气很好"}, {"id": "b", "text": "今天天气真好"}],
+    )
+    pairs = write_jsonl(
+        tmp_path / "pairs.jsonl",
+        [{"id1": "a", "id2": "b", "label": 1}, {"id1": "a", "id2": "zz", "label": 0}],
+    )
+    out = str(tmp_path / "r")
+    assert main(["eval", pairs, "--corpus", corpus, "-o", out]) == 2
+    assert "id 'zz' is not in the corpus" in capsys.readouterr().err
+    assert (
+        main(["eval", pairs, "--corpus", corpus, "-o", out, "--on-error", "skip", "--quiet"]) == 0
+    )
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert report["records"] == 1 and report["skipped"] == {"unknown_id": 1}
+
+
+@pytest.mark.browser
+def test_report_page_in_headless_chromium(tmp_path):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    data = write_jsonl(tmp_path / "pairs.jsonl", pairs_rows())
+    out = tmp_path / "report"
+    assert (
+        main(["eval", data, "--methods", "simhash,ngram", "--sweep", "-o", str(out), "--quiet"])
+        == 0
+    )
+    page = (out / "report.html").read_text()
+    import re
+
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)  # nothing loaded from outside
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--enable-logging=stderr",
+        "--v=0",
+    ]
+    url = (out / "report.html").as_uri()
+    dom = subprocess.run(
+        [chromium, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    # the page's own script ran and counted the plots the browser parsed: 2 methods x 2 plots
+    assert "plots: 4" in dom.stdout
+    assert "Uncaught" not in dom.stderr and ":CONSOLE(" not in dom.stderr
+    shot = tmp_path / "page.png"
+    subprocess.run(
+        [chromium, *flags, "--window-size=1200,1600", f"--screenshot={shot}", url],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    from PIL import Image
+
+    import numpy as np
+
+    pixels = np.asarray(Image.open(shot).convert("L"))
+    assert len(np.unique(pixels)) > 20  # text and plots, not a blank page
