@@ -178,9 +178,8 @@ def test_report_page_in_headless_chromium(tmp_path):
         timeout=120,
         check=True,
     )
-    from PIL import Image
-
     import numpy as np
+    from PIL import Image
 
     pixels = np.asarray(Image.open(shot).convert("L"))
     assert len(np.unique(pixels)) > 20  # text and plots, not a blank page
