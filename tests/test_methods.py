@@ -129,6 +129,19 @@ def test_strip_markup():
     assert not create("ngram").compare(a, b)["duplicate"]
 
 
+def test_fold_traditional():
+    from neardup.variants import fold_traditional
+
+    assert fold_traditional(["國務院總理主持召開會議，經濟發展", "abc 简体不变"]) == [
+        "国务院总理主持召开会议，经济发展",
+        "abc 简体不变",
+    ]
+    simplified = "国务院总理主持召开常务会议，部署经济发展工作"
+    traditional = "國務院總理主持召開常務會議，部署經濟發展工作"
+    assert create("ngram", fold_traditional=True).compare(simplified, traditional)["duplicate"]
+    assert not create("ngram").compare(simplified, traditional)["duplicate"]
+
+
 def test_ngram_online_index():
     index = NgramIndex(key_length=4)
     index.add_many(["a", "b"], ["今天天气很好", "完全无关"])

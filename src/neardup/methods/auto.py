@@ -5,7 +5,8 @@
   ``#tags#``, ``[emoji]``, repost prefixes) stripped first (``short_strip_markup``).
 - Texts of at least ``long_min_length`` characters go to ``simhash`` with a wider Hamming radius
   (``long_max_distance``), and also get candidates from a bottom-``long_sketch`` sample of their
-  m-gram keys (which finds copies with heavier edits than a SimHash radius can reach); every
+  m-gram keys (which finds copies with heavier edits than a SimHash radius can reach; sketch keys
+  shared by more than ``long_max_posting`` texts are templates and make no candidates); every
   candidate is verified by Jaccard >= ``long_threshold``.
 - With ``paragraph=True``, long texts also go through ``paragraph`` (partial duplicates).
 
@@ -40,8 +41,10 @@ class AutoConfig:
     short_threshold: float = 0.5
     long_max_distance: int = 8
     long_threshold: float = 0.4
-    long_sketch: int | None = 32
+    long_sketch: int | None = 16
+    long_max_posting: int = 100
     short_strip_markup: bool = True
+    fold_traditional: bool = True
     paragraph: bool = False
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
@@ -61,6 +64,7 @@ class AutoConfig:
             NgramConfig(
                 threshold=self.short_threshold,
                 strip_markup=self.short_strip_markup,
+                fold_traditional=self.fold_traditional,
                 normalize=self.normalize,
             ),
             SimhashConfig(
@@ -77,7 +81,11 @@ class AutoConfig:
         if self.long_sketch is None:
             return None
         return NgramConfig(
-            threshold=self.long_threshold, sketch=self.long_sketch, normalize=self.normalize
+            threshold=self.long_threshold,
+            sketch=self.long_sketch,
+            max_posting=self.long_max_posting,
+            fold_traditional=self.fold_traditional,
+            normalize=self.normalize,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from ..index.ngram import CandidateStats, candidate_pairs, key_sets
 from ..markup import strip_markup
 from ..normalize import encode_texts, normalize_many
 from ..pairs import PairSet
+from ..variants import fold_traditional
 from ..verify import MEASURES, ngram_sets, similarity_pairs
 
 
@@ -33,7 +34,8 @@ class NgramConfig:
     ``max_posting``: keys held by more texts than this make no candidates (``None``: no cap);
     ``sketch``: use only each text's ``sketch`` smallest key hashes (a bottom-k sample, for long
     texts; ``None``: every key); ``strip_markup``: drop social-media markup (URLs, @mentions,
-    ``#tags#``, ``[emoji]``, repost prefixes; :mod:`neardup.markup`) before normalising.
+    ``#tags#``, ``[emoji]``, repost prefixes; :mod:`neardup.markup`) before normalising;
+    ``fold_traditional``: fold traditional Chinese characters to simplified (:mod:`neardup.variants`).
     """
 
     key_length: int = 4
@@ -43,6 +45,7 @@ class NgramConfig:
     max_posting: int | None = 2000
     sketch: int | None = None
     strip_markup: bool = False
+    fold_traditional: bool = False
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
@@ -92,6 +95,8 @@ class NgramMethod:
         """The texts as the method compares them (markup stripped if asked, then normalised)."""
         if self.config.strip_markup:
             texts = strip_markup(texts)
+        if self.config.fold_traditional:
+            texts = fold_traditional(texts)
         return normalize_many(texts, self.config.normalize)
 
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
