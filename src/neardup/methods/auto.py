@@ -38,7 +38,7 @@ from .simhash import SimhashConfig, SimhashMethod
 class AutoConfig:
     short_max_length: int = 200
     long_min_length: int = 100
-    short_threshold: float = 0.5
+    short_threshold: float = 0.4
     long_max_distance: int = 8
     long_threshold: float = 0.4
     long_sketch: int | None = 16
