@@ -162,6 +162,15 @@ def test_unsupported_options_are_clear(spark, tmp_path):
         _spark(spark, tmp_path, str(tmp_path / "c.jsonl.zst"))
 
 
+def test_missing_input_and_unsupported_method_are_clear(tmp_path, spark, capsys):
+    missing = str(tmp_path / "nothing.jsonl")
+    assert main(["spark-dedup", missing, "-o", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "nothing.jsonl: no such file or directory" in err and "Traceback" not in err
+    assert main(["spark-dedup", missing, "-o", str(tmp_path / "o"), "--method", "auto"]) == 2
+    assert "use `neardup dedup`" in capsys.readouterr().err
+
+
 def test_cli_spark_dedup(tmp_path, corpus_texts, spark):
     source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:400])
     out = tmp_path / "cli"

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..cluster import KEEP_RULES
-from ..errors import ConfigError
+from ..errors import ConfigError, NeardupError
 from ..io import ON_ERROR
 from .options import add_method_options, method_options
 
@@ -57,15 +57,45 @@ def run(args: argparse.Namespace) -> int:
     options = method_options(args)
     if args.partitions is not None and args.partitions < 1:
         raise ConfigError(f"--partitions {args.partitions} must be at least 1")
-    from ..spark.job import spark_dedup
+    from ..spark.job import SPARK_METHODS
     from ..spark.session import spark_session
+
+    if args.method not in SPARK_METHODS:  # before paying for a Spark session
+        raise ConfigError(
+            f"spark-dedup runs the methods {', '.join(SPARK_METHODS)}, not {args.method!r}; "
+            "use `neardup dedup` for it"
+        )
 
     conf = {"spark.ui.showConsoleProgress": "false" if args.quiet else "true"}
     conf.update(spark_conf(args.conf))
     spark = spark_session(master=args.master, app_name="neardup spark-dedup", config=conf)
     if args.quiet:
         spark.sparkContext.setLogLevel("ERROR")
-    summary = spark_dedup(
+    try:
+        summary = _run_job(spark, args, options)
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] not in ("py4j", "pyspark"):
+            raise
+        java = getattr(exc, "java_exception", None)
+        detail = (str(java.toString()) if java is not None else str(exc)).strip().splitlines()
+        raise NeardupError(
+            f"the Spark job failed: {detail[0] if detail else type(exc).__name__}"
+        ) from None
+    if not args.quiet:
+        c = summary["counts"]
+        print(
+            f"neardup: {c['records_read']} records: {c['kept']} kept, {c['duplicates_removed']} "
+            f"duplicates removed in {c['duplicate_clusters']} clusters, {c['skipped']} skipped; "
+            f"{sum(summary['seconds'].values()):.1f}s -> {args.output}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _run_job(spark, args: argparse.Namespace, options: dict) -> dict:
+    from ..spark.job import spark_dedup
+
+    return spark_dedup(
         spark,
         args.input,
         args.output,
@@ -79,12 +109,3 @@ def run(args: argparse.Namespace) -> int:
         partitions=args.partitions,
         quiet=args.quiet,
     )
-    if not args.quiet:
-        c = summary["counts"]
-        print(
-            f"neardup: {c['records_read']} records: {c['kept']} kept, {c['duplicates_removed']} "
-            f"duplicates removed in {c['duplicate_clusters']} clusters, {c['skipped']} skipped; "
-            f"{sum(summary['seconds'].values()):.1f}s -> {args.output}",
-            file=sys.stderr,
-        )
-    return 0

@@ -154,7 +154,7 @@ def spark_dedup(
     options = dict(options or {})
     if method not in SPARK_METHODS:
         raise ConfigError(
-            f"spark-dedup runs the {', '.join(SPARK_METHODS)} method, not {method!r}; "
+            f"spark-dedup runs the methods {', '.join(SPARK_METHODS)}, not {method!r}; "
             "use `neardup dedup` for it"
         )
     if keep not in KEEP_RULES:
@@ -169,6 +169,10 @@ def spark_dedup(
             "use idf='default' or the path of a 'word idf' file fitted beforehand"
         )
     fmt = spark_format(input_path, fmt)
+    from .write import input_exists
+
+    if not input_exists(spark, input_path):
+        raise InputError("no such file or directory", source=input_path)
     sc = spark.sparkContext
     parts = partitions or max(2 * sc.defaultParallelism, 2)
     disk = StorageLevel.MEMORY_AND_DISK

@@ -176,6 +176,13 @@ def _fs(spark: Any, path: str):
     return hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), hpath
 
 
+def input_exists(spark: Any, path: str) -> bool:
+    """Whether ``path`` (a file, directory or glob on any Hadoop file system) matches anything."""
+    fs, hpath = _fs(spark, path)
+    matches = fs.globStatus(hpath)
+    return matches is not None and len(matches) > 0
+
+
 def delete(spark: Any, path: str) -> None:
     fs, hpath = _fs(spark, path)
     if fs.exists(hpath):
