@@ -59,6 +59,25 @@ def test_ngram_detector_verifies_jaccard():
     assert not det.check("完全无关的文字内容").duplicate
 
 
+def test_ngram_detector_ignores_markup_and_script(tmp_path):
+    url = f"sqlite:///{tmp_path}/m.db"
+    det = Detector(store=open_store(url), method="ngram")
+    det.add("orig", "国务院总理主持召开常务会议，部署经济发展工作")
+    repost = (
+        "转发微博//@小明: #要闻# 國務院總理主持召開常務會議，部署經濟發展工作 http://t.cn/A6x9Kp"
+    )
+    assert [m.id for m in det.check(repost).matches] == ["orig"]
+    plain = Detector(
+        store=open_store("memory://"), method="ngram", strip_markup=False, fold_traditional=False
+    )
+    plain.add("orig", "国务院总理主持召开常务会议，部署经济发展工作")
+    assert not plain.check(repost).duplicate
+    again = Detector(store=open_store(url), method="ngram")  # the compared text was stored
+    assert [m.id for m in again.check(repost).matches] == ["orig"]
+    with pytest.raises(IncompatibleIndexError, match="fold_traditional"):
+        Detector(store=open_store(url), method="ngram", fold_traditional=False)
+
+
 def test_idempotence_conflict_replace_policy():
     det = Detector(store=open_store("memory://"), store_duplicates=False)
     assert det.add("a", BASE).status == "inserted"

@@ -11,8 +11,11 @@ m-gram + Jaccard ≥ ``threshold``), ``auto`` (short texts by ``ngram``, long te
 within ``long_max_distance`` verified by Jaccard ≥ ``threshold``), ``paragraph`` (DRPKP: a
 stored document shares at least ``threshold`` of its paragraphs, or of the new document's,
 within ``max_distance``; paragraphs of fewer than 3 topic words are not fingerprinted).
-What is stored beside each fingerprint: nothing for ``simhash``, the normalised text for
-``ngram``/``auto`` (to verify), the paragraph fingerprints for ``paragraph``.
+For ``ngram`` and ``auto``, texts are compared as the batch ``auto`` method compares short
+texts: social-media markup stripped (``strip_markup``) and traditional characters folded to
+simplified (``fold_traditional``). What is stored beside each fingerprint: nothing for
+``simhash``, that compared text for ``ngram``/``auto`` (to verify), the paragraph fingerprints
+for ``paragraph``.
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ from .config import FINGERPRINT_VERSION, FingerprintConfig, HammingConfig
 from .errors import ConfigError, NeardupError
 from .index.ngram import NgramIndex
 from .index.permuted import PermutedIndex
+from .markup import strip_markup
 from .methods.paragraph import ParagraphConfig, ParagraphMethod
 from .normalize import normalize_many
 from .simhash import Fingerprinter, feature_hash
+from .variants import fold_traditional
 from .verify import similarity_pairs
 
 DETECTOR_METHODS = ("simhash", "ngram", "auto", "paragraph")
@@ -52,6 +57,8 @@ class DetectorConfig:
     long_min_length: int = 100
     long_max_distance: int = 8
     store_duplicates: bool = True
+    strip_markup: bool = True
+    fold_traditional: bool = True
     max_matches: int = 20
 
     def __post_init__(self) -> None:
@@ -110,6 +117,7 @@ class _Prepared:
     normalized: str
     fingerprint: int
     length: int
+    compare: str = ""  # what ngram/auto index and verify: markup stripped, variants folded
     paragraphs: list[int] = field(default_factory=list)
     matches: list[Match] = field(default_factory=list)
 
@@ -162,7 +170,7 @@ class Detector:
             return None
         if self.config.method == "paragraph":
             return {"paragraphs": [f"{f:016x}" for f in p.paragraphs]}
-        return {"text": p.normalized}
+        return {"text": p.compare}
 
     def _index(self, doc_id: str, fp: int, payload: dict[str, Any] | None) -> None:
         self._simhash.add(doc_id, fp)
@@ -190,7 +198,12 @@ class Detector:
             raise TypeError(f"text must be a string, got {type(text).__name__}")
         norm = normalize_many([text])[0]
         fp = int(self._fingerprinter.fingerprint_many([norm], normalized=True)[0])
-        prepared = _Prepared(doc_id, feature_hash(text), norm, fp, len(text))
+        prepared = _Prepared(doc_id, feature_hash(text), norm, fp, len(text), norm)
+        cfg = self.config
+        if cfg.method in ("ngram", "auto") and (cfg.strip_markup or cfg.fold_traditional):
+            texts = strip_markup([text]) if cfg.strip_markup else [text]
+            texts = fold_traditional(texts) if cfg.fold_traditional else texts
+            prepared.compare = normalize_many(texts)[0]
         if self.config.method == "paragraph":
             prepared.paragraphs = self._paragraph.paragraph_prints([text]).fingerprints.tolist()
         return prepared
@@ -229,13 +242,13 @@ class Detector:
                 if cfg.method == "simhash" or self._uses_simhash(len(self._texts.get(doc_id, ""))):
                     found[doc_id] = Match(doc_id, d, None, "simhash")
         if self._uses_ngram(n):
-            for doc_id in self._ngram.query(p.normalized):
+            for doc_id in self._ngram.query(p.compare):
                 if doc_id != exclude:
                     found.setdefault(doc_id, Match(doc_id, None, None, "ngram"))
         if cfg.method == "simhash" or not found:
             return [m for m in found.values() if m.id != exclude][: cfg.max_matches]
         ids = list(found)
-        texts = [p.normalized] + [self._texts[i] for i in ids]
+        texts = [p.compare] + [self._texts[i] for i in ids]
         sims = similarity_pairs(
             texts,
             np.zeros(len(ids), np.int64),
