@@ -35,6 +35,7 @@ from _common import peak_rss_mb
 
 from neardup.cluster import cluster_pairs
 from neardup.dedup import dedup_texts
+from neardup.evaluate.metrics import cluster_scores
 
 METHODS = ("simhash", "ngram", "paragraph", "auto")
 
@@ -69,12 +70,8 @@ def pairwise_scores(
 ) -> Scores:
     """Pairwise cluster scores; ``negative_group`` is the boilerplate group or None per document."""
     g, p = _labels(gold), _labels(predicted)
-    true_pairs = _pairs_within(g)
-    found = _pairs_within(p)
-    both = _pairs_within(g, p)
-    precision = both / found if found else 1.0
-    recall = both / true_pairs if true_pairs else 1.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    pairwise = cluster_scores(g, p)
+    precision, recall, f1 = pairwise.precision, pairwise.recall, pairwise.f1
     neg = np.flatnonzero([x is not None for x in negative_group])
     if len(neg):
         groups = _labels([negative_group[i] for i in neg])

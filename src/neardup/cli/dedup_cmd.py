@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..io import FORMATS, ON_ERROR, Record, RecordReader, Skipped, kept_name, write_kept
 from ..methods import create
 from ..pairs import METHODS
-from .options import add_method_options, method_options
+from .options import add_method_options, method_options, record_reader
 
 CHUNK = 100_000
 
@@ -139,13 +139,7 @@ def run(args: argparse.Namespace) -> int:
     timings: dict[str, float] = {}
     options = method_options(args)
     method = create(args.method, **options)
-    reader = RecordReader(
-        args.input,
-        text_field=args.text_field,
-        id_field=args.id_field,
-        fmt=args.format,
-        on_error=args.on_error,
-    )
+    reader = record_reader(args)
     out = prepare_output(args.output)
 
     t0 = time.perf_counter()

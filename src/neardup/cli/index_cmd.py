@@ -9,9 +9,10 @@ from pathlib import Path
 
 import orjson
 
-from ..io import FORMATS, ON_ERROR, Record, RecordReader, Skipped
+from ..io import FORMATS, ON_ERROR, Record, Skipped
 from .dedup_cmd import progress
 from .detector_options import DEFAULT_DB, add_detector_options, open_detector
+from .options import record_reader
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,14 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _records(args):
-    reader = RecordReader(
-        args.input,
-        text_field=args.text_field,
-        id_field=args.id_field,
-        fmt=args.format,
-        on_error=args.on_error,
-    )
-    return reader
+    return record_reader(args)
 
 
 def run_add(args: argparse.Namespace) -> int:

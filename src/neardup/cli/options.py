@@ -97,3 +97,16 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
             f"method {args.method!r} does not take {flags}; its options are: {', '.join(sorted(fields))}"
         )
     return given
+
+
+def record_reader(args: argparse.Namespace):
+    """The input reader the --format/--text-field/--id-field/--on-error options describe."""
+    from ..io import RecordReader
+
+    return RecordReader(
+        args.input,
+        text_field=args.text_field,
+        id_field=args.id_field,
+        fmt=args.format,
+        on_error=args.on_error,
+    )

@@ -19,20 +19,12 @@ LONG_MIN = 500
 
 
 def _params(method: Any) -> dict[str, Any]:
-    config = getattr(method, "config", None)
-    if hasattr(config, "to_dict"):
-        return _jsonable(config.to_dict())
     import dataclasses
 
-    return _jsonable(dataclasses.asdict(config)) if dataclasses.is_dataclass(config) else {}
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
+    config = getattr(method, "config", None)
+    if hasattr(config, "to_dict"):
+        return config.to_dict()
+    return dataclasses.asdict(config) if dataclasses.is_dataclass(config) else {}
 
 
 def _length_class(t1: Sequence[str], t2: Sequence[str]) -> np.ndarray:

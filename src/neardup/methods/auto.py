@@ -133,15 +133,9 @@ class AutoMethod:
             found = self.long.find_pairs(long_texts)
             if self.long_sketch is not None:  # candidates SimHash misses: heavier edits
                 more = self.long_sketch.find_pairs(long_texts)
-                known = set(zip(found.left.tolist(), found.right.tolist(), strict=True))
-                new = np.fromiter(
-                    (
-                        p not in known
-                        for p in zip(more.left.tolist(), more.right.tolist(), strict=True)
-                    ),
-                    bool,
-                    count=len(more),
-                )
+                n = len(long_texts)
+                known = found.left.astype(np.int64) * n + found.right
+                new = ~np.isin(more.left.astype(np.int64) * n + more.right, known)
                 found = PairSet.concat([found, more.select(new)])
             parts.append(found.remap(long))
             if self.paragraph is not None:

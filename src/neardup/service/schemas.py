@@ -2,37 +2,34 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
 
 MAX_ID_LENGTH = 512
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("text is empty")
+    return value
+
+
+Text = Annotated[StrictStr, AfterValidator(_not_blank)]
 
 
 class DocumentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: StrictStr = Field(min_length=1, max_length=MAX_ID_LENGTH, description="document id")
-    text: StrictStr = Field(description="document text (non-empty after trimming)")
-
-    @field_validator("text")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("text is empty")
-        return value
+    text: Text = Field(description="document text (non-empty after trimming)")
 
 
 class CheckIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    text: StrictStr
+    text: Text
     id: StrictStr | None = Field(default=None, max_length=MAX_ID_LENGTH)
-
-    @field_validator("text")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("text is empty")
-        return value
 
 
 class BatchIn(BaseModel):

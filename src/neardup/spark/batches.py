@@ -78,6 +78,11 @@ def route(rdd: Any, *, key: str, partitions: int) -> Any:
     )
 
 
+def tagged(rdd: Any, tag: str) -> Any:
+    """The values of an RDD of ``(tag, value)`` items whose tag is ``tag``."""
+    return rdd.filter(lambda x: x[0] == tag).map(lambda x: x[1])
+
+
 def count_rows(rdd: Any) -> int:
     return int(rdd.map(size).sum())
 

@@ -33,7 +33,7 @@ from ..io import ON_ERROR
 from ..methods import create
 from ..normalize import normalize_many
 from ..pairs import method_code
-from .batches import Batch, count_rows, route, size
+from .batches import Batch, concat, count_rows, route, size
 from .components import connected_components
 from .ngram import candidate_edges, exact_groups, text_hashes
 from .pairs import identical_groups, near_pairs, verified
@@ -294,8 +294,6 @@ def spark_dedup(
 
 
 def _one_root(batches: Iterator[Batch]) -> Iterator[Batch]:
-    from .batches import concat
-
     b = concat(batches)
     if not size(b):
         return

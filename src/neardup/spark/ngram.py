@@ -22,7 +22,7 @@ from .. import _kernels
 from ..index.ngram import key_sets, sketch_keys
 from ..normalize import encode_texts
 from ..pairs import method_code
-from .batches import Batch, concat, route, size
+from .batches import Batch, concat, route, size, tagged
 
 EXACT = method_code("exact")
 
@@ -59,10 +59,8 @@ def _exact(batches: Iterator[Batch]) -> Iterator[tuple[str, Batch]]:
 
 def exact_groups(texts: Any, *, partitions: int) -> tuple[Any, Any]:
     """``(reps, edges)``: one copy of each distinct text, and copy -> first edges."""
-    tagged = route(texts, key="h", partitions=partitions).mapPartitions(_exact)
-    reps = tagged.filter(lambda x: x[0] == "reps").map(lambda x: x[1])
-    edges = tagged.filter(lambda x: x[0] == "edges").map(lambda x: x[1])
-    return reps, edges
+    parts = route(texts, key="h", partitions=partitions).mapPartitions(_exact)
+    return tagged(parts, "reps"), tagged(parts, "edges")
 
 
 def _key_rows(batches: Iterator[Batch], key_length: int, sketch: int | None) -> Iterator[Batch]:
@@ -118,10 +116,9 @@ def candidate_edges(
     """``(candidates, stats)``: distinct pairs of texts sharing an unpruned key, and an RDD of
     ``(keys, pruned_keys, pruned_postings)`` per partition."""
     rows = reps.mapPartitions(lambda it: _key_rows(it, key_length, sketch))
-    tagged = route(rows, key="key", partitions=partitions).mapPartitions(
+    parts = route(rows, key="key", partitions=partitions).mapPartitions(
         lambda it: _candidates(it, max_posting)
     )
-    stats = tagged.filter(lambda x: x[0] == "stats").map(lambda x: x[1])
-    pairs = tagged.filter(lambda x: x[0] == "pairs").map(lambda x: x[1])
+    stats, pairs = tagged(parts, "stats"), tagged(parts, "pairs")
     candidates = route(pairs, key="code", partitions=partitions).mapPartitions(_decode)
     return candidates, stats

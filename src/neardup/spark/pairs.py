@@ -20,13 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _kernels
 from ..index.layout import TableLayout
-from ..index.permuted import _sorted_by_key
-from .batches import Batch, cogroup, concat, lookup, route, size
-
-_GOLDEN = 0x9E3779B97F4A7C15
-_MASK64 = (1 << 64) - 1
+from .batches import Batch, cogroup, concat, lookup, route, size, tagged
+from .tables import scan, table_rows
 
 
 def _identical(batches: Iterator[Batch]) -> Iterator[tuple[str, Batch]]:
@@ -52,45 +48,23 @@ def _identical(batches: Iterator[Batch]) -> Iterator[tuple[str, Batch]]:
 def identical_groups(fingerprints: Any, *, partitions: int) -> tuple[Any, Any]:
     """``(distinct, edges)``: first position per distinct fingerprint, and copy -> first edges."""
     routed = route(fingerprints, key="fp", partitions=partitions)
-    tagged = routed.mapPartitions(_identical)
-    distinct = tagged.filter(lambda x: x[0] == "distinct").map(lambda x: x[1])
-    edges = tagged.filter(lambda x: x[0] == "edges").map(lambda x: x[1])
-    return distinct, edges
-
-
-def _table_rows(batches: Iterator[Batch], masks: tuple[int, ...]) -> Iterator[Batch]:
-    for b in batches:
-        n = size(b)
-        for t, mask in enumerate(masks):
-            key = b["fp"] & np.uint64(mask)
-            yield {
-                "table": np.full(n, t, np.int16),
-                "bucket": key ^ np.uint64(((t + 1) * _GOLDEN) & _MASK64),
-                "fp": b["fp"],
-                "first": b["first"],
-            }
+    parts = routed.mapPartitions(_identical)
+    return tagged(parts, "distinct"), tagged(parts, "edges")
 
 
 def _scan(batches: Iterator[Batch], masks: tuple[int, ...], max_distance: int) -> Iterator[Batch]:
     b = concat(batches)
     if not size(b):
         return
-    mask_array = np.array(masks, dtype=np.uint64)
-    for t in np.unique(b["table"]).tolist():
-        sel = b["table"] == t
-        u = np.ascontiguousarray(b["fp"][sel])
-        first = b["first"][sel]
-        order, keys = _sorted_by_key(u, masks[t])
-        left, right, dist = _kernels.scan_table_pairs(u, order, keys, t, mask_array, max_distance)
-        if len(left):
-            a, c = first[left], first[right]
-            yield {"a": np.minimum(a, c), "b": np.maximum(a, c), "d": dist}
+    for left, right, dist in scan(b, masks, max_distance, "fp"):
+        a, c = b["first"][left], b["first"][right]
+        yield {"a": np.minimum(a, c), "b": np.maximum(a, c), "d": dist}
 
 
 def near_pairs(distinct: Any, layout: TableLayout, *, partitions: int) -> Any:
     """Edges between distinct fingerprints within ``layout.max_distance``, each once."""
     masks, k = layout.masks, layout.max_distance
-    rows = distinct.mapPartitions(lambda it: _table_rows(it, masks))
+    rows = distinct.mapPartitions(lambda it: table_rows(it, masks, "fp"))
     routed = route(rows, key="bucket", partitions=partitions)
     return routed.mapPartitions(lambda it: _scan(it, masks, k))
 

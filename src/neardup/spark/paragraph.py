@@ -18,15 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import _kernels
 from ..index.layout import choose_blocks, make_layout
-from ..index.permuted import _sorted_by_key
 from ..pairs import method_code
-from .batches import Batch, concat, count_rows, route, size
+from .batches import Batch, concat, count_rows, route, size, tagged
+from .tables import scan, table_rows
 
 PARAGRAPH = method_code("paragraph")
-_GOLDEN = 0x9E3779B97F4A7C15
-_MASK64 = (1 << 64) - 1
 
 
 def prints_batch(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
@@ -57,28 +54,11 @@ def _drop_boilerplate(batches: Iterator[Batch], limit: int) -> Iterator[tuple[st
     yield "rows", {c: v[~boiler] for c, v in b.items()}
 
 
-def _table_rows(batches: Iterator[Batch], masks: tuple[int, ...]) -> Iterator[Batch]:
-    for b in batches:
-        n = size(b)
-        for t, mask in enumerate(masks):
-            yield {
-                "table": np.full(n, t, np.int16),
-                "bucket": (b["pfp"] & np.uint64(mask)) ^ np.uint64(((t + 1) * _GOLDEN) & _MASK64),
-                **b,
-            }
-
-
 def _scan(batches: Iterator[Batch], masks: tuple[int, ...], k: int) -> Iterator[Batch]:
     b = concat(batches)
     if not size(b):
         return
-    mask_array = np.array(masks, dtype=np.uint64)
-    for t in np.unique(b["table"]).tolist():
-        sel = np.flatnonzero(b["table"] == t)
-        u = np.ascontiguousarray(b["pfp"][sel])
-        order, keys = _sorted_by_key(u, masks[t])
-        left, right, _ = _kernels.scan_table_pairs(u, order, keys, t, mask_array, k)
-        left, right = sel[left], sel[right]
+    for left, right, _ in scan(b, masks, k, "pfp"):
         cross = b["doc"][left] != b["doc"][right]
         left, right = left[cross], right[cross]
         swap = b["doc"][left] > b["doc"][right]
@@ -127,18 +107,18 @@ def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
     short = int(prints.map(lambda b: int(b["short"].sum())).sum())
     rows = prints.map(lambda b: {c: v for c, v in b.items() if c != "short"})
     limit = config.max_paragraph_docs
-    tagged = route(rows, key="pfp", partitions=partitions).mapPartitions(
+    kept = route(rows, key="pfp", partitions=partitions).mapPartitions(
         lambda it: _drop_boilerplate(it, limit)
     )
-    tagged = tagged.persist(storage)
-    dropped = int(tagged.filter(lambda x: x[0] == "dropped").map(lambda x: x[1]).sum())
-    usable = tagged.filter(lambda x: x[0] == "rows").map(lambda x: x[1])
+    kept = kept.persist(storage)
+    dropped = int(tagged(kept, "dropped").sum())
+    usable = tagged(kept, "rows")
     n_usable = count_rows(usable)
     blocks = config.blocks or choose_blocks(n_usable, config.max_distance)
     layout = make_layout(max_distance=config.max_distance, blocks=blocks)
     masks, k = layout.masks, layout.max_distance
-    table_rows = usable.mapPartitions(lambda it: _table_rows(it, masks))
-    pairs = route(table_rows, key="bucket", partitions=partitions).mapPartitions(
+    rows_per_table = usable.mapPartitions(lambda it: table_rows(it, masks, "pfp"))
+    pairs = route(rows_per_table, key="bucket", partitions=partitions).mapPartitions(
         lambda it: _scan(it, masks, k)
     )
     threshold = config.threshold
@@ -146,8 +126,8 @@ def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
         lambda it: _shares(it, threshold)
     )
     scored = scored.persist(storage)
-    candidates = int(scored.filter(lambda x: x[0] == "candidates").map(lambda x: x[1]).sum())
-    edges = scored.filter(lambda x: x[0] == "edges").map(lambda x: x[1])
+    candidates = int(tagged(scored, "candidates").sum())
+    edges = tagged(scored, "edges")
     info = {
         "paragraphs": n_usable + dropped,
         "short_paragraphs_skipped": short,
