@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -147,38 +146,18 @@ def print_row(kind: str, strength: str, label: str, n: int, s: Scores, seconds: 
     )
 
 
-# Weibo markup: URLs, repost chains, @mentions, #topics#, [emoji] codes and emoji characters
-SOCIAL_MARKUP = re.compile(
-    r"https?://\S+|//@[^:：\s]+[:：]|@[\w\-]+|#[^#\s]{1,20}#|\[[^\[\]\s]{1,8}\]"
-    r"|转发微博|轉發微博|[\U0001F300-\U0001FAFF\u2600-\u27BF]"
-)
-
-
-def strip_social(texts: list[str]) -> list[str]:
-    """Experiment only (not a neardup feature): drop Weibo markup before deduplication."""
-    return [SOCIAL_MARKUP.sub(" ", t) for t in texts]
-
-
 def _sweep(method: str, name: str, values: Sequence) -> list[tuple[str, Callable]]:
     return [(f"{method} {name}={v}", run_neardup(method, **{name: v})) for v in values]
 
 
-def _after(prepare: Callable[[list[str]], list[str]], run: Callable) -> Callable:
-    return lambda texts: run(prepare(texts))
-
-
 SWEEPS: dict[str, list[tuple[str, Callable]]] = {
-    "short": _sweep("auto", "short_threshold", (0.3, 0.4, 0.5, 0.6, 0.7))
-    + [
-        (
-            f"auto short_threshold={t}, Weibo markup stripped first",
-            _after(strip_social, run_neardup("auto", short_threshold=t)),
-        )
-        for t in (0.4, 0.5)
-    ],
-    "long": _sweep("auto", "long_threshold", (0.2, 0.3, 0.4, 0.5, 0.6))
-    + _sweep("auto", "long_max_distance", (6, 10, 12))
-    + _sweep("simhash", "max_distance", (3, 6, 8, 10, 12)),
+    "short": _sweep("auto", "short_threshold", (0.3, 0.35, 0.4, 0.5))
+    + _sweep("auto", "ignore_punctuation", (False,))
+    + _sweep("auto", "short_strip_markup", (False,)),
+    "long": _sweep("auto", "long_threshold", (0.25, 0.3, 0.33, 0.35, 0.4))
+    + _sweep("auto", "ignore_punctuation", (False,))
+    + _sweep("auto", "long_max_distance", (6, 12))
+    + _sweep("simhash", "max_distance", (3, 8)),
 }
 
 
@@ -205,9 +184,13 @@ def main() -> None:
     sweep_lines = []
     for kind in args.kinds:
         n = args.long_sources if kind == "long" else args.short_sources
-        sources = nearcopy.load_sources(kind, n, seed=args.seed, data_dir=args.data_dir)
+        sources, donors = nearcopy.load_sources_and_donors(
+            kind, n, seed=args.seed, data_dir=args.data_dir
+        )
         for strength in args.strengths:
-            rows = nearcopy.build_corpus(sources, kind=kind, strength=strength, seed=args.seed)
+            rows = nearcopy.build_corpus(
+                sources, kind=kind, strength=strength, seed=args.seed, donors=donors
+            )
             for method in args.methods:
                 scores, sec = evaluate(rows, run_neardup(method))
                 print_row(kind, strength, method, len(rows), scores, sec)

@@ -327,20 +327,42 @@ KIT_PIECES = {
 }
 
 
+# The order edits happen in when a text is reposted: its content is edited first, then wrapped
+# (a header or repost prefix is not truncated away with the text), then surface noise is added.
+STAGES = {
+    **dict.fromkeys(("delete_sentences", "insert_sentences", "reorder_paragraphs", "truncate",
+                     "homophones", "traditional"), 0),
+    **dict.fromkeys(("header", "footer", "ad", "repost", "mention", "hashtag", "emoji", "url"), 1),
+    **dict.fromkeys(("punctuation_noise", "width"), 2),
+}  # fmt: skip
+
+
 def make_copy(text: str, editor: Editor) -> tuple[str, list[str]]:
-    """An edited copy of ``text`` and the names of the edits applied, in order (at least one)."""
+    """An edited copy of ``text`` and the names of the edits applied, in order (at least one).
+
+    The edits are a random draw from the kind's list; they are applied stage by stage
+    (:data:`STAGES`: content, then wrapping, then surface noise). An edit that does not apply to
+    the text is replaced by the next one of the draw from the same or a later stage.
+    """
     rng = editor.rng
     lo, hi = editor.strength.edits
     want = rng.randint(lo, hi)
     names = list(EDITS[editor.kind])
     rng.shuffle(names)
+    chosen, reserve = names[:want], names[want:]
+    chosen.sort(key=STAGES.__getitem__)
     applied: list[str] = []
-    for name in names:
-        if len(applied) == want:
-            break
+    while chosen:
+        name = chosen.pop(0)
         out = getattr(editor, name)(text)
         if out is not None and out != text:
             text, applied = out, [*applied, name]
+        else:  # replace it by the next edit of the draw from this stage or a later one
+            later = [r for r in reserve if STAGES[r] >= STAGES[name]]
+            if later:
+                reserve.remove(later[0])
+                chosen.append(later[0])
+                chosen.sort(key=STAGES.__getitem__)
     return text, applied
 
 
@@ -421,8 +443,14 @@ def build_corpus(
     strength: str,
     seed: int,
     layout: Layout | None = None,
+    donors: Sequence[str] | None = None,
 ) -> list[Row]:
-    """Gold-clustered corpus from ``(source_id, text)`` pairs (already free of duplicates)."""
+    """Gold-clustered corpus from ``(source_id, text)`` pairs (already free of duplicates).
+
+    ``donors``: texts whose sentences long copies insert (default: the sources themselves). Give
+    texts that are not in the corpus (:func:`load_sources_and_donors`), else a copy of one source
+    shares the inserted sentences with another and is a partial duplicate of both.
+    """
     if strength not in STRENGTHS:
         raise ValueError(f"strength={strength!r}: choose one of {', '.join(STRENGTHS)}")
     layout = layout or Layout()
@@ -431,7 +459,9 @@ def build_corpus(
     rng.shuffle(order)
     n_single = round(layout.singleton_share * len(order))
     n_neg = round(layout.negative_share * len(order))
-    editor = Editor(rng, STRENGTHS[strength], kind=kind, donors=[t for _, t in sources])
+    if donors is None:
+        donors = [t for _, t in sources]
+    editor = Editor(rng, STRENGTHS[strength], kind=kind, donors=donors)
     rows: list[Row] = []
     for rank, pos in enumerate(order):
         sid, text = sources[pos]
@@ -547,6 +577,23 @@ def load_sources(
     return kept[:n]
 
 
+DONOR_SHARE = 0.25  # long kind: extra stories, kept out of the corpus, that lend inserted sentences
+
+
+def load_sources_and_donors(
+    kind: str, n: int, *, seed: int, data_dir: Path | None = None
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """``n`` sources and, for ``long``, donor stories distinct from them (none for ``short``,
+    whose insertions are repost comments). With too few stories for donors there are none, and
+    sentence insertion does not apply (another edit is drawn instead)."""
+    spare = max(1, round(n * DONOR_SHARE)) if kind == "long" else 0
+    try:
+        picked = load_sources(kind, n + spare, seed=seed, data_dir=data_dir)
+    except ValueError:
+        picked = load_sources(kind, n, seed=seed, data_dir=data_dir)
+    return picked[:n], [t for _, t in picked[n:]]
+
+
 def write_jsonl(rows: Sequence[Row], path: str | Path) -> None:
     with open(path, "wb") as f:
         for r in rows:
@@ -565,11 +612,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--data-dir", type=Path, default=None, help="the shared data folder")
     args = ap.parse_args(argv)
     try:
-        sources = load_sources(args.kind, args.sources, seed=args.seed, data_dir=args.data_dir)
+        sources, donors = load_sources_and_donors(
+            args.kind, args.sources, seed=args.seed, data_dir=args.data_dir
+        )
     except (FileNotFoundError, ValueError) as exc:
         print(f"nearcopy: error: {exc}", file=sys.stderr)
         return 2
-    rows = build_corpus(sources, kind=args.kind, strength=args.strength, seed=args.seed)
+    rows = build_corpus(
+        sources, kind=args.kind, strength=args.strength, seed=args.seed, donors=donors
+    )
     write_jsonl(rows, args.output)
     roles = {
         r: sum(1 for x in rows if x.role == r)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 import reference
+from neardup.config import NormalizeConfig
 from neardup.errors import ConfigError
 from neardup.index.ngram import NgramIndex, candidate_pairs
 from neardup.methods import available, create
@@ -122,6 +123,11 @@ def test_strip_markup():
     assert got[0].split() == ["太可怕了", "今天下午发生地震"]
     assert got[1] == "[哈哈]"  # nothing but markup: left as it is
     assert got[2] == "no markup here"
+    damaged = strip_markup(
+        ["看这里 ｈｔｔｐ://ｔ.ｃｎ/ａＥＰ８ x", "好 http : //t.cn/6G y", "呵 http//t.cn/R… z"]
+    )
+    assert [t.split() for t in damaged] == [["看这里", "x"], ["好", "y"], ["呵", "z"]]
+    assert strip_markup(["#话题#… http://t.cn/A6"]) == ["#话题#... http://t.cn/A6"]  # nothing else
     method = create("ngram", strip_markup=True)
     a = "地震局：今天下午本市发生三级地震，暂无人员伤亡报告"
     b = "转发微博 #地震# " + a + " http://t.cn/A6x9Kp"
@@ -208,10 +214,13 @@ def test_paragraph_pairs_equal_brute_force():
     assert set(zip(pairs.left.tolist(), pairs.right.tolist(), strict=True)) == want
 
 
+NO_PUNCTUATION = NormalizeConfig(remove_punctuation=True)
+
+
 def test_auto_routes_by_length():
     long_a = "。".join(PARA) * 3
     long_b = long_a.replace("今天", "昨天", 1)
-    short_a, short_b = "今天天气很好我们去公园散步", "今天天气很好，我们去公园散步！"
+    short_a, short_b = "今天天气很好我们去公园散步", "今天天气很好，我们去公园散步吧！"
     method = create("auto")
     pairs = method.find_pairs([short_a, long_a, short_b, long_b, "无关"])
     got = dict(
@@ -223,7 +232,8 @@ def test_auto_routes_by_length():
     )
     assert got == {(0, 2): "ngram", (1, 3): "simhash"}
     # heavier edits than the SimHash radius reaches: found by the m-gram sketch, verified
-    long_c = "。".join([PARA[2], PARA[0], "另据报道，相关部门表示将继续加强监测。", PARA[1]]) * 2
+    extra = "另据报道，相关部门表示将继续加强监测，并及时发布预警信息，提醒市民注意出行安全。"
+    long_c = "。".join([PARA[2], PARA[0], extra, PARA[1]]) * 2
     long_d = "。".join([PARA[1], PARA[2], PARA[0]]) * 2
     pairs = method.find_pairs([long_c, long_d, long_a])
     found = {
@@ -238,9 +248,10 @@ def test_auto_routes_by_length():
     }
     for (a, b), (_m, s) in found.items():
         texts = [long_c, long_d, long_a]
-        assert s == pytest.approx(jaccard(normalize(texts[a]), normalize(texts[b])), abs=1e-6)
-        assert s >= 0.4
-    assert found[(0, 1)][0] == "ngram"  # SimHash distance 9: beyond the radius of 8
+        a_, b_ = (normalize(texts[i], NO_PUNCTUATION) for i in (a, b))  # auto ignores punctuation
+        assert s == pytest.approx(jaccard(a_, b_), abs=1e-6)
+        assert s >= 0.3
+    assert found[(0, 1)][0] == "ngram"  # SimHash distance 12: beyond the radius of 8
     assert method.compare(short_a, short_b)["route"] == "ngram"
     assert method.compare(long_a, long_b)["route"] == "simhash"
     with pytest.raises(ConfigError, match="leaves texts of"):
@@ -256,3 +267,26 @@ def test_registry():
     for name in available():
         m = create(name)
         assert m.score_pairs(["今天天气很好"], ["今天天气很好"]).shape == (1,)
+
+
+def test_auto_long_threshold_depends_on_script():
+    """Latin-script long pairs need latin_long_threshold (0.4); CJK ones long_threshold (0.3)."""
+    en = (
+        "The committee met on Monday to review the budget for the coming year. Members agreed "
+        "that spending on schools and hospitals should rise, while road building would wait. "
+        "The chair said the plan balanced the needs of cities and of the countryside. A final "
+        "vote is expected next month after a public consultation closes in the spring."
+    )
+    zh = "。".join(PARA) + "。" + "。".join(p[::-1] for p in PARA)
+    method = create("auto")
+    for text, cut, want in ((en, 0.35, 0.4), (zh, 0.35, 0.3)):
+        other = text[: int(len(text) * cut)] + (
+            " extra words here and there" * 3 if text is en else "另外补充的评论内容" * 3
+        )
+        a_, b_ = (normalize(t, NO_PUNCTUATION) for t in (text, other))
+        sim = jaccard(a_, b_)
+        assert 0.3 <= sim < 0.4, sim  # a pair only the CJK threshold accepts
+        verdict = method.compare(text, other)
+        assert verdict["route"] == "simhash" and verdict["duplicate"] == (sim >= want)
+        pairs = method.find_pairs([text, other])
+        assert (len(pairs) == 1) == (sim >= want)

@@ -225,6 +225,8 @@ def test_copies_differ_and_record_their_edits(kind, strength):
         assert copy != text
         assert 1 <= len(edits) <= hi and len(set(edits)) == len(edits)
         assert set(edits) <= set(nearcopy.EDITS[kind])
+        stages = [nearcopy.STAGES[e] for e in edits]
+        assert stages == sorted(stages), edits  # content, then wrapping, then noise
 
 
 def jaccard(a: str, b: str) -> float:
@@ -430,3 +432,23 @@ def test_scores_of_a_perfect_and_an_all_in_one_clustering():
     assert (perfect.precision, perfect.recall, perfect.boilerplate_precision) == (1.0, 1.0, 1.0)
     merged = bench_quality.score_rows(rows, [0] * len(rows))
     assert merged.recall == 1.0 and merged.boilerplate_precision == 0.0 and merged.precision < 0.1
+
+
+@pytest.mark.usefixtures("short_long_sources")
+def test_donors_are_not_in_the_corpus(tmp_path):
+    data = fake_data(tmp_path)
+    sources, donors = nearcopy.load_sources_and_donors("long", 6, seed=0, data_dir=data)
+    assert len(sources) == 6 and len(donors) == 2  # a quarter of 6, rounded
+    assert not set(donors) & {t for _, t in sources}
+    donated = {s for d in donors for p in nearcopy.split_units(d) for s in p}
+    ed = nearcopy.Editor(random.Random(0), nearcopy.STRENGTHS["heavy"], kind="long", donors=donors)
+    added = set()
+    for _, text in sources:  # inserted sentences come from the donors only
+        new = set(sentences_of(ed.insert_sentences(text))) - set(sentences_of(text))
+        assert new <= donated
+        added |= new
+    assert added
+    short_sources, short_donors = nearcopy.load_sources_and_donors(
+        "short", 6, seed=0, data_dir=data
+    )
+    assert short_donors == [] and len(short_sources) == 6

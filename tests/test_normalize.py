@@ -73,6 +73,20 @@ def test_compiled_path_equals_python_path_any_unicode(texts):
     assert normalize_many(texts) == [normalize(t) for t in texts]
 
 
+FILTERING = [
+    NormalizeConfig(remove_punctuation=True),
+    NormalizeConfig(cjk_only=True),
+    NormalizeConfig(remove_punctuation=True, strip_html=False),
+]
+
+
+@pytest.mark.parametrize("config", FILTERING)
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.text(alphabet=_TRICKY + ",.!?_-·…", max_size=15), min_size=1, max_size=6))
+def test_filtered_fast_path_equals_python_path(config, texts):
+    assert normalize_many(texts, config) == [normalize(t, config) for t in texts]
+
+
 def test_compiled_path_on_real_text(shared_data):
     import gzip
 
@@ -86,3 +100,5 @@ def test_compiled_path_on_real_text(shared_data):
         with gzip.open(shared_data / name / "corpus.jsonl.gz") as f:
             texts = [orjson.loads(line)["text"] for _, line in zip(range(limit), f, strict=False)]
         assert normalize_many(texts) == [normalize(t) for t in texts], name
+        punct = FILTERING[0]
+        assert normalize_many(texts, punct) == [normalize(t, punct) for t in texts], name

@@ -76,6 +76,18 @@ def test_ngram_detector_ignores_markup_and_script(tmp_path):
     assert [m.id for m in again.check(repost).matches] == ["orig"]
     with pytest.raises(IncompatibleIndexError, match="fold_traditional"):
         Detector(store=open_store(url), method="ngram", fold_traditional=False)
+    with pytest.raises(IncompatibleIndexError, match="ignore_punctuation"):
+        Detector(store=open_store(url), method="ngram", ignore_punctuation=False)
+    stored = open_store(url).snapshot().payloads[0]["text"]
+    assert stored == "国务院总理主持召开常务会议部署经济发展工作"  # punctuation ignored
+
+
+def test_full_width_and_damaged_urls_are_markup():
+    det = Detector(store=open_store("memory://"), method="ngram")
+    det.add("a", "长沙恒大童世界开业首日… ｈｔｔｐ://ｔ.ｃｎ/ａＥＰ８ＲＫｆ")
+    det.add("b", "日本国歌翻译成中文… http : //t.cn/xPSqJ27")
+    # only the URL prefix and the ellipsis are shared: not duplicates once the URLs are gone
+    assert not det.check("国足今晚对阵叙利亚… ｈｔｔｐ//ｔ.ｃｎ/ＸｈｎＱＪ８").duplicate
 
 
 def test_idempotence_conflict_replace_policy():

@@ -6,15 +6,21 @@ emoji, and shortened URLs. A URL alone can halve the character-3-gram Jaccard of
 so the ``ngram`` method can drop these first (``strip_markup=True``; on by default on the short
 route of ``auto``). A text made only of markup is kept as it is, so that it is not mistaken for
 every other such text.
+
+Markup is found width-insensitively (full-width ``ｈｔｔｐ://ｔ.ｃｎ/…`` and ``＠user`` are caught), so
+the returned text is in Unicode NFKC form; normalisation applies NFKC anyway.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
+MARKUP_VERSION = 2  # what counts as markup; stored with online indexes that strip it
+
 MARKUP = re.compile(
-    r"https?://[!-~]+"  # URLs (printable ASCII run)
+    r"https?(?:\s?[:~]+\s?/*|\s?/+)[!-~]*"  # URLs, also cut short or with marks disturbed
     r"|//@[^:：\s]{1,30}[:：]"  # repost chain: //@user:
     r"|@[\w\-]{1,30}"  # @mention
     r"|#[^#\s]{1,30}#"  # #topic#
@@ -24,10 +30,15 @@ MARKUP = re.compile(
 )
 
 
+_CONTENT = re.compile(r"[^\W_]")
+
+
 def strip_markup(texts: Sequence[str]) -> list[str]:
-    """``texts`` without social-media markup (a text that is nothing else is left unchanged)."""
+    """``texts`` without social-media markup, in NFKC form; a text with no letter, digit or CJK
+    character left is kept whole (else all such texts would look identical)."""
     out = []
     for text in texts:
+        text = unicodedata.normalize("NFKC", text)
         stripped = MARKUP.sub(" ", text)
-        out.append(stripped if stripped.strip() else text)
+        out.append(stripped if _CONTENT.search(stripped) else text)
     return out

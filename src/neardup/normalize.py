@@ -22,6 +22,7 @@ import html
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -102,8 +103,11 @@ def normalize_encoded(
     for t in texts:
         if not isinstance(t, str):
             raise TypeError(f"normalize needs str items, got {type(t).__name__}")
-    if config.remove_punctuation or config.cjk_only or not config.casefold:
+    if not config.casefold:
         return encode_texts(normalize_many(texts, config, fast=False))
+    if config.remove_punctuation or config.cjk_only:  # the default result, then filtered
+        base = replace(config, remove_punctuation=False, cjk_only=False)
+        return encode_texts(_filter_many(decode_texts(*normalize_encoded(texts, base)), config))
     from ._kernels import normalize_codepoints, splice_documents
     from ._normtable import norm_table
 
@@ -147,6 +151,20 @@ def normalize_many(
     if chunk:
         out.extend(_normalize_chunk(chunk, config))
     return out
+
+
+def _filter_many(normalized: list[str], config: NormalizeConfig) -> list[str]:
+    """Steps 5-6 on already normalised texts: removing characters never creates white space, so
+    collapsing it again gives what the whole pipeline gives."""
+    if not normalized:
+        return []
+    text = _SEP.join(normalized)
+    if config.remove_punctuation:
+        text = _PUNCT.sub("", text)
+    if config.cjk_only:
+        text = _NON_CJK.sub("", text)
+    text = _WS_AROUND_SEP.sub(_SEP, _WS.sub(" ", text))
+    return [t.strip(" ") for t in text.split(_SEP)]
 
 
 def _normalize_chunk(chunk: list[str], config: NormalizeConfig) -> list[str]:

@@ -12,10 +12,11 @@ within ``long_max_distance`` verified by Jaccard ≥ ``threshold``), ``paragraph
 stored document shares at least ``threshold`` of its paragraphs, or of the new document's,
 within ``max_distance``; paragraphs of fewer than 3 topic words are not fingerprinted).
 For ``ngram`` and ``auto``, texts are compared as the batch ``auto`` method compares short
-texts: social-media markup stripped (``strip_markup``) and traditional characters folded to
-simplified (``fold_traditional``). What is stored beside each fingerprint: nothing for
-``simhash``, that compared text for ``ngram``/``auto`` (to verify), the paragraph fingerprints
-for ``paragraph``.
+texts: social-media markup stripped (``strip_markup``), traditional characters folded to
+simplified (``fold_traditional``) and punctuation removed (``ignore_punctuation``); documents are
+routed by the length of that compared text. What is stored beside each fingerprint: nothing for
+``simhash``, that compared text for ``ngram``/``auto`` (to verify), the paragraph fingerprints for
+``paragraph``.
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from .config import FINGERPRINT_VERSION, FingerprintConfig, HammingConfig
+from .config import FINGERPRINT_VERSION, FingerprintConfig, HammingConfig, NormalizeConfig
 from .errors import ConfigError, NeardupError
 from .index.ngram import NgramIndex
 from .index.permuted import PermutedIndex
-from .markup import strip_markup
+from .markup import MARKUP_VERSION, strip_markup
 from .methods.paragraph import ParagraphConfig, ParagraphMethod
 from .normalize import normalize_many
 from .simhash import Fingerprinter, feature_hash
@@ -59,6 +60,7 @@ class DetectorConfig:
     store_duplicates: bool = True
     strip_markup: bool = True
     fold_traditional: bool = True
+    ignore_punctuation: bool = True
     max_matches: int = 20
 
     def __post_init__(self) -> None:
@@ -78,6 +80,8 @@ class DetectorConfig:
             k: v for k, v in asdict(self).items() if k not in ("store_duplicates", "max_matches")
         }
         params["fingerprint"] = FingerprintConfig().to_dict()
+        if self.method in ("ngram", "auto") and self.strip_markup:
+            params["markup_version"] = MARKUP_VERSION
         if self.method == "paragraph":
             params["paragraph"] = self.paragraph_config().to_dict()
         return params
@@ -200,10 +204,13 @@ class Detector:
         fp = int(self._fingerprinter.fingerprint_many([norm], normalized=True)[0])
         prepared = _Prepared(doc_id, feature_hash(text), norm, fp, len(text), norm)
         cfg = self.config
-        if cfg.method in ("ngram", "auto") and (cfg.strip_markup or cfg.fold_traditional):
+        if cfg.method in ("ngram", "auto") and (
+            cfg.strip_markup or cfg.fold_traditional or cfg.ignore_punctuation
+        ):
             texts = strip_markup([text]) if cfg.strip_markup else [text]
             texts = fold_traditional(texts) if cfg.fold_traditional else texts
-            prepared.compare = normalize_many(texts)[0]
+            compare = NormalizeConfig(remove_punctuation=cfg.ignore_punctuation)
+            prepared.compare = normalize_many(texts, compare)[0]
         if self.config.method == "paragraph":
             prepared.paragraphs = self._paragraph.paragraph_prints([text]).fingerprints.tolist()
         return prepared
@@ -233,7 +240,7 @@ class Detector:
         if cfg.method == "paragraph":
             return self._paragraph_matches(p, exclude)
         found: dict[str, Match] = {}
-        n = len(p.normalized)
+        n = len(p.compare)  # stored documents are routed by their compared text too
         if self._uses_simhash(n) or cfg.method == "simhash":
             limit = cfg.max_matches + 1 if cfg.method == "simhash" else None
             for doc_id, d in self._simhash.query(p.fingerprint, limit=limit):

@@ -37,8 +37,10 @@ class Method(Protocol):
         ...
 
 
-def is_close(scores: np.ndarray, threshold: float, *, higher_is_closer: bool) -> np.ndarray:
-    """Which scores pass the threshold (inclusive) in the measure's direction."""
+def is_close(
+    scores: np.ndarray, threshold: float | np.ndarray, *, higher_is_closer: bool
+) -> np.ndarray:
+    """Which scores pass the threshold (inclusive, one or one per score) in the measure's direction."""
     scores = np.asarray(scores, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         return scores >= threshold if higher_is_closer else scores <= threshold
