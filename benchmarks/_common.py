@@ -30,6 +30,12 @@ def load_texts(name: str, limit: int | None = None) -> list[str]:
     return texts
 
 
+def dedup_command(src: Path, out: Path, method: str, *extra: str) -> list[str]:
+    """``neardup dedup`` of ``src`` into ``out`` in a fresh Python process, quietly."""
+    return [sys.executable, "-m", "neardup", "dedup", str(src), "-o", str(out), "--quiet",
+            "--method", method, *extra]  # fmt: skip
+
+
 def peak_rss_mb(children: bool = False) -> float:
     who = resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF
     return resource.getrusage(who).ru_maxrss / 1024

@@ -17,26 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import data_path
+from _common import data_path, dedup_command
 
 
 def run(dataset: str, method: str, extra: list[str]) -> None:
     src = data_path(dataset)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
-        cmd = [
-            sys.executable,
-            "-m",
-            "neardup",
-            "dedup",
-            str(src),
-            "-o",
-            str(out),
-            "--quiet",
-            "--method",
-            method,
-            *extra,
-        ]
+        cmd = dedup_command(src, out, method, *extra)
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd)
         _pid, status, usage = os.wait4(proc.pid, 0)

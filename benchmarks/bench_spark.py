@@ -16,14 +16,13 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 import httpx
-from _common import data_path
+from _common import data_path, dedup_command
 
 
 def free_port() -> int:
@@ -34,21 +33,7 @@ def free_port() -> int:
 
 def local_run(src: Path, out: Path, method: str) -> tuple[float, dict]:
     t0 = time.perf_counter()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "neardup",
-            "dedup",
-            str(src),
-            "-o",
-            str(out),
-            "--quiet",
-            "--method",
-            method,
-        ],
-        check=True,
-    )
+    subprocess.run(dedup_command(src, out, method), check=True)
     return time.perf_counter() - t0, json.loads((out / "summary.json").read_text())
 
 

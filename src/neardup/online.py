@@ -142,6 +142,7 @@ class Detector:
         self._paragraph = ParagraphMethod(cfg.paragraph_config())
         self._paragraphs = PermutedIndex(max_distance=cfg.max_distance, blocks=cfg.blocks)
         self._paragraph_counts: dict[str, int] = {}
+        self._compare_normalize = NormalizeConfig(remove_punctuation=cfg.ignore_punctuation)
         self._hashes: dict[str, int] = {}
         self._duplicates = 0
         store.check_meta(FINGERPRINT_VERSION, cfg.persisted())
@@ -209,8 +210,7 @@ class Detector:
         ):
             texts = strip_markup([text]) if cfg.strip_markup else [text]
             texts = fold_traditional(texts) if cfg.fold_traditional else texts
-            compare = NormalizeConfig(remove_punctuation=cfg.ignore_punctuation)
-            prepared.compare = normalize_many(texts, compare)[0]
+            prepared.compare = normalize_many(texts, self._compare_normalize)[0]
         if self.config.method == "paragraph":
             prepared.paragraphs = self._paragraph.paragraph_prints([text]).fingerprints.tolist()
         return prepared

@@ -186,41 +186,41 @@ class AutoMethod:
         }
         return PairSet.concat(parts).sorted()
 
-    def _route(self, a: str, b: str) -> str:
-        na, nb = normalize_many([a, b], self.config.compare_normalize)
-        if max(len(na), len(nb)) <= self.config.short_max_length:
-            return "ngram"
-        if min(len(na), len(nb)) >= self.config.long_min_length:
-            return "simhash"
-        return "ngram"
+    def _long_pairs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Which pairs of compared-text lengths take the long route (else the short one)."""
+        cfg = self.config
+        return (np.maximum(a, b) > cfg.short_max_length) & (np.minimum(a, b) >= cfg.long_min_length)
 
-    def pair_thresholds(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
-        """Per pair, the threshold of the route :meth:`compare` takes (short unless both are long;
-        long pairs by script)."""
+    def _routes(self, left: Sequence[str], right: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair: takes the long route; its threshold (short, or long by script)."""
         if len(left) != len(right):
             raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
         cfg, n = self.config, len(left)
         norm = normalize_many([*left, *right], cfg.compare_normalize)
         lengths = np.fromiter((len(t) for t in norm), np.int64, count=2 * n)
-        a, b = lengths[:n], lengths[n:]
         latin = latin_script(norm)
-        long = (np.maximum(a, b) > cfg.short_max_length) & (np.minimum(a, b) >= cfg.long_min_length)
-        return np.where(long, cfg.long_limits(latin[:n], latin[n:]), cfg.short_threshold)
+        long = self._long_pairs(lengths[:n], lengths[n:])
+        return long, np.where(long, cfg.long_limits(latin[:n], latin[n:]), cfg.short_threshold)
+
+    def pair_thresholds(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        """Per pair, the threshold of the route :meth:`compare` takes (short unless both are long;
+        long pairs by script)."""
+        return self._routes(left, right)[1]
 
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         """Jaccard over character 3-grams: the measure both routes verify with."""
         return self.short.score_pairs(left, right)
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
-        route = self._route(a, b)
+        long, limits = self._routes([a], [b])
+        route = "simhash" if long[0] else "ngram"
         verdict = (self.short if route == "ngram" else self.long).compare(a, b)
         if route == "simhash" and self.long_sketch is not None and not verdict["duplicate"]:
             sketch = self.long_sketch.compare(a, b)
             if sketch["duplicate"]:
                 verdict = sketch
-        if route == "simhash" and verdict["duplicate"] and "paragraph" not in verdict:
-            latin = latin_script(normalize_many([a, b], self.config.compare_normalize))
-            limit = float(self.config.long_limits(latin[:1], latin[1:])[0])
+        if route == "simhash" and verdict["duplicate"]:  # the threshold of the pair's script
+            limit = float(limits[0])
             sim = verdict.get("verified_similarity", verdict.get("similarity"))
             key = "min_similarity" if "min_similarity" in verdict else "threshold"
             verdict = {**verdict, key: limit, "duplicate": bool(sim >= limit)}
