@@ -72,3 +72,24 @@ def components(n: int, edges: list[tuple[int, int]]) -> list[int]:
                     stack.append(y)
                     comp.append(y)
     return root
+
+
+def greedy(n: int, scores: dict[tuple[int, int], float], order: list[int]) -> list[int]:
+    """Reference 000's result set, literally: take documents in ``order``; compare each with every
+    document kept so far; it joins the one it matches best (ties: the earliest in ``order``)."""
+    rank = {d: i for i, d in enumerate(order)}
+    kept: list[int] = []
+    rep = list(range(n))
+    for d in order:
+        best, best_score = None, None
+        for k in kept:
+            s = scores.get((min(d, k), max(d, k)))
+            if s is None:
+                continue
+            if best is None or s > best_score or (s == best_score and rank[k] < rank[best]):
+                best, best_score = k, s
+        if best is None:
+            kept.append(d)
+        else:
+            rep[d] = best
+    return rep

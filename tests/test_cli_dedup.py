@@ -313,3 +313,27 @@ def test_ngram_reports_pruned_keys(tmp_path):
     assert stats["keys"] == len(postings)
     assert stats["pruned_keys"] == len(pruned) > 0
     assert stats["pruned_postings"] == sum(len(postings[k]) for k in pruned)
+
+
+def test_clusters_do_not_chain_unless_asked(tmp_path):
+    from neardup.dedup import dedup_texts
+
+    a = "今天北京天气晴朗，我们一起去公园散步吧，然后吃饭"
+    b = a[:16] + "，然后回家看书，明天见"
+    c = b[8:] + "，大家早点休息，晚安了各位朋友"
+    texts = [a, b, c]
+    pairs = dedup_texts(texts, method="ngram", threshold=0.3).pairs
+    found = set(zip(pairs.left.tolist(), pairs.right.tolist(), strict=True))
+    assert found == {(0, 1), (1, 2)}  # a chain: a~b, b~c, a!~c
+    greedy = dedup_texts(texts, method="ngram", threshold=0.3)
+    assert greedy.clusters.representative.tolist() == [0, 0, 2]
+    components = dedup_texts(texts, method="ngram", threshold=0.3, clusters="components")
+    assert components.clusters.representative.tolist() == [0, 0, 0]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in texts))
+    for rule, removed in (("greedy", 1), ("components", 2)):
+        out = tmp_path / rule
+        args = ["dedup", str(src), "-o", str(out), "--method", "ngram", "--option", "threshold=0.3"]
+        assert main([*args, "--clusters", rule, "--quiet"]) == 0
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["counts"]["duplicates_removed"] == removed

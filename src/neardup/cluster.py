@@ -1,14 +1,23 @@
-"""Clusters from pairs: iterative union-find with deterministic ids and representatives.
+"""Clusters from verified pairs: the representative rule every surface shares.
 
-Rules (stable across runs, platforms and surfaces):
+Two rules (``CLUSTER_RULES``):
 
-- the root of every union is the smaller document position, so the connected components do not
-  depend on the order in which pairs arrive;
-- ``cluster_id`` numbers the clusters 0, 1, 2, ... in order of their first member's position in the
-  input (so the first document is always in cluster 0);
-- the representative (the document that is kept) is, with ``keep="first"``, the member that
-  comes first in the input; with ``keep="longest"``, the member with the longest text, ties going
-  to the one that comes first.
+- ``greedy`` (the default; reference 000's "result set"): documents are taken in order — input
+  order for ``keep="first"``, longest text first (then input order) for ``keep="longest"``. A
+  document is compared only with documents already **kept**; it becomes a duplicate of the kept
+  document it matches best (highest closeness, ties to the earliest), otherwise it is kept. So
+  clusters do not chain: every duplicate was verified against its own representative. Inserting a
+  corpus document by document through the online detector gives the same answer (``keep="first"``).
+- ``components``: connected components of the pair graph (iterative union-find); the
+  representative is the first (or longest) member. A batch-only option: A~B and B~C put A and C
+  together although nothing compared them.
+
+Either way ``cluster_id`` numbers the clusters 0, 1, 2, ... in order of their first member's
+position in the input (so the first document is always in cluster 0).
+
+Methods report identical documents compactly (a *unit*: every copy linked to the first, pairs only
+between the units' first members); :func:`greedy_representatives` expands that implicitly, so the
+answer equals the one over every pair.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import numpy as np
 from .errors import ConfigError
 
 KEEP_RULES = ("first", "longest")
+CLUSTER_RULES = ("greedy", "components")
 
 
 @numba.njit(cache=True, nogil=True)
@@ -50,6 +60,106 @@ def _roots(parent: np.ndarray) -> np.ndarray:
     for i in range(parent.shape[0]):
         out[i] = _find(parent, i)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _greedy(order, rank, unit, adj_off, adj_nbr, adj_score, rep, rep_score, rep_pair, adj_pair):
+    n = order.shape[0]
+    kept = np.zeros(n, np.bool_)
+    leader = np.full(n, -1, np.int64)  # per unit: its member that comes first in ``order``
+    for i in range(n):
+        d = order[i]
+        u = unit[d]
+        best = -1
+        best_score = -1.0
+        best_pair = -1
+        if leader[u] < 0:
+            leader[u] = d
+        elif kept[leader[u]]:
+            best = leader[u]
+            best_score = 1.0
+        for k in range(adj_off[u], adj_off[u + 1]):
+            c = leader[adj_nbr[k]]
+            if c < 0 or not kept[c]:
+                continue
+            s = adj_score[k]
+            if s > best_score or (s == best_score and rank[c] < rank[best]):
+                best = c
+                best_score = s
+                best_pair = adj_pair[k]
+        if best < 0:
+            kept[d] = True
+            rep[d] = d
+        else:
+            rep[d] = best
+            rep_score[d] = best_score
+            rep_pair[d] = best_pair if best != leader[u] else -1
+
+
+def greedy_representatives(
+    n: int,
+    left: np.ndarray,
+    right: np.ndarray,
+    closeness: np.ndarray,
+    *,
+    unit: np.ndarray | None = None,
+    order: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The greedy rule: each document's representative, and the pair that links them.
+
+    ``left``/``right`` are verified pairs with their ``closeness`` (higher is closer). ``unit``
+    maps each document to the position of the first document identical to it (closeness 1.0 to
+    every other member; pairs are given between such first members only). ``order`` is the
+    processing order (default: input order). Returns ``representative`` (int64 positions) and
+    ``pair`` (the index into ``left``/``right`` of the pair linking a duplicate to its
+    representative; ``-1`` for kept documents and for copies linked through their unit).
+
+    >>> rep, _ = greedy_representatives(3, np.array([0, 1]), np.array([1, 2]), np.array([0.9, 0.9]))
+    >>> rep.tolist()   # 2 matches only 1, which is a duplicate: no chaining
+    [0, 0, 2]
+    """
+    left = np.ascontiguousarray(left, np.int64)
+    right = np.ascontiguousarray(right, np.int64)
+    if len(left) and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= n):
+        raise ValueError(f"pair positions must lie in [0, {n})")
+    unit = np.arange(n, dtype=np.int64) if unit is None else np.asarray(unit, np.int64)
+    order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, np.int64)
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n)
+    a, b = unit[left], unit[right]
+    both = np.concatenate([a, b])
+    nbr = np.concatenate([b, a])
+    score = np.concatenate([closeness, closeness]).astype(np.float64)
+    pair = np.concatenate([np.arange(len(left)), np.arange(len(left))]).astype(np.int64)
+    by = np.argsort(both, kind="stable")
+    adj_off = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(both, minlength=n), out=adj_off[1:])
+    rep = np.arange(n, dtype=np.int64)
+    rep_score = np.full(n, np.nan)
+    rep_pair = np.full(n, -1, np.int64)
+    _greedy(order, rank, unit, adj_off, nbr[by], score[by], rep, rep_score, rep_pair, pair[by])
+    return rep, rep_pair
+
+
+def processing_order(n: int, *, keep: str, lengths: np.ndarray | None) -> np.ndarray:
+    """Input order for ``keep="first"``; longest first, then input order, for ``"longest"``."""
+    if keep not in KEEP_RULES:
+        raise ConfigError(f"keep={keep!r} is not supported; choose one of {', '.join(KEEP_RULES)}")
+    if keep == "first":
+        return np.arange(n, dtype=np.int64)
+    if lengths is None or len(lengths) != n:
+        raise ConfigError("keep='longest' needs the text length of every document")
+    return np.lexsort((np.arange(n), -np.asarray(lengths, np.int64))).astype(np.int64)
+
+
+def clusters_from_representatives(representative: np.ndarray) -> Clusters:
+    """Cluster ids numbered by each cluster's first member in the input."""
+    rep = np.asarray(representative, np.int64)
+    n = len(rep)
+    first = np.full(n, n, np.int64)
+    np.minimum.at(first, rep, np.arange(n))
+    _, cluster_id = np.unique(first[rep], return_inverse=True)
+    return Clusters(cluster_id.astype(np.int64).reshape(-1), rep)
 
 
 @dataclass(frozen=True)

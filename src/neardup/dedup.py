@@ -14,7 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from .cluster import Clusters, cluster_pairs
+from .cluster import (
+    CLUSTER_RULES,
+    Clusters,
+    cluster_pairs,
+    clusters_from_representatives,
+    greedy_representatives,
+    processing_order,
+)
+from .errors import ConfigError
 from .methods import Method, create
 from .pairs import METHODS, PairSet, method_code
 from .simhash import hamming_distances
@@ -95,6 +103,7 @@ def dedup_with(
     *,
     keep: str = "first",
     lengths: np.ndarray | None = None,
+    clusters: str = "greedy",
 ) -> DedupResult:
     """Run an already-built method over ``texts`` and cluster its pairs."""
     timings: dict[str, float] = {}
@@ -115,7 +124,13 @@ def dedup_with(
     if lengths is None and keep == "longest":
         lengths = np.fromiter((len(t) for t in texts), np.int64, count=len(texts))
     result = cluster_result(
-        method.name, pairs, len(texts), keep=keep, lengths=lengths, fingerprints=fingerprints
+        method.name,
+        pairs,
+        len(texts),
+        keep=keep,
+        lengths=lengths,
+        fingerprints=fingerprints,
+        clusters=clusters,
     )
     timings["cluster"] = time.perf_counter() - t0
     result.timings = timings
@@ -130,14 +145,57 @@ def cluster_result(
     keep: str = "first",
     lengths: np.ndarray | None = None,
     fingerprints: np.ndarray | None = None,
+    clusters: str = "greedy",
 ) -> DedupResult:
-    """Cluster a method's pairs over ``n`` documents and attach the per-document evidence."""
-    clusters = cluster_pairs(n, pairs.left, pairs.right, keep=keep, lengths=lengths)
+    """Cluster a method's pairs over ``n`` documents and attach the per-document evidence.
+
+    ``clusters="greedy"`` (the default) applies the non-chaining rule of :mod:`neardup.cluster`;
+    ``"components"`` takes connected components.
+    """
+    if clusters not in CLUSTER_RULES:
+        raise ConfigError(
+            f"clusters={clusters!r} is not supported; choose one of {', '.join(CLUSTER_RULES)}"
+        )
     default = method_name if method_name in METHODS else "exact"
-    dist, sim, code = evidence_to_representative(
-        pairs, clusters, default_method=default, fingerprints=fingerprints
+    if clusters == "components":
+        found = cluster_pairs(n, pairs.left, pairs.right, keep=keep, lengths=lengths)
+        dist, sim, code = evidence_to_representative(
+            pairs, found, default_method=default, fingerprints=fingerprints
+        )
+        return DedupResult(method_name, pairs, found, dist, sim, code, {}, fingerprints)
+    order = processing_order(n, keep=keep, lengths=lengths)
+    links = pairs.unit_links()
+    unit = np.arange(n, dtype=np.int64)
+    unit[pairs.right[links]] = pairs.left[links]
+    link_of = np.full(n, -1, np.int64)
+    link_of[pairs.right[links]] = np.flatnonzero(links)
+    between = np.flatnonzero(~links & (unit[pairs.left] != unit[pairs.right]))
+    rep, via = greedy_representatives(
+        n,
+        pairs.left[between],
+        pairs.right[between],
+        pairs.closeness()[between],
+        unit=unit,
+        order=order,
     )
-    return DedupResult(method_name, pairs, clusters, dist, sim, code, {}, fingerprints)
+    found = clusters_from_representatives(rep)
+    # the pair linking each duplicate to its representative: a verified pair, or the unit link
+    # of the document (or of its representative) for identical documents
+    chosen = np.full(n, -1, np.int64)
+    chosen[via >= 0] = between[via[via >= 0]]
+    copies = (via < 0) & (rep != np.arange(n))
+    chosen[copies] = np.maximum(link_of[copies], link_of[rep[copies]])
+    has = chosen >= 0
+    dist = np.full(n, -1, np.int16)
+    sim = np.full(n, np.nan, np.float32)
+    code = np.full(n, method_code(default), np.uint8)
+    dist[has] = pairs.distance[chosen[has]]
+    sim[has] = pairs.similarity[chosen[has]]
+    code[has] = pairs.method[chosen[has]]
+    if fingerprints is not None and n:
+        dist = hamming_distances(fingerprints, fingerprints[rep])
+    dist[rep == np.arange(n)] = 0
+    return DedupResult(method_name, pairs, found, dist, sim, code, {}, fingerprints)
 
 
 def dedup_texts(
@@ -146,7 +204,10 @@ def dedup_texts(
     method: str = "simhash",
     keep: str = "first",
     lengths: np.ndarray | None = None,
+    clusters: str = "greedy",
     **method_options: Any,
 ) -> DedupResult:
     """Deduplicate ``texts`` with the named method (options: the fields of its config)."""
-    return dedup_with(create(method, **method_options), texts, keep=keep, lengths=lengths)
+    return dedup_with(
+        create(method, **method_options), texts, keep=keep, lengths=lengths, clusters=clusters
+    )

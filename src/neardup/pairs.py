@@ -129,6 +129,24 @@ class PairSet:
             ev[(min(x, y), max(x, y))] = v
         return PairSet(lo, hi, self.distance, self.similarity, self.method, ev)
 
+    def unit_links(self) -> np.ndarray:
+        """Which pairs link a document to the first document identical to it (in the method's
+        view: the same compared text, ``exact``; or the same fingerprint, unverified
+        ``simhash`` at distance 0). Methods report such copies as a star around the first."""
+        simhash_same = (
+            (self.method == METHODS.index("simhash"))
+            & (self.distance == 0)
+            & np.isnan(self.similarity)
+        )
+        return (self.method == METHODS.index("exact")) | simhash_same
+
+    def closeness(self) -> np.ndarray:
+        """One "higher is closer" score per pair: the verified similarity, else
+        ``1 - distance / 64`` (used to choose the best representative)."""
+        fallback = 1.0 - np.maximum(self.distance, 0).astype(np.float64) / 64.0
+        sim = self.similarity.astype(np.float64)
+        return np.where(np.isnan(sim), fallback, sim)
+
     def method_names(self) -> list[str]:
         return [METHODS[c] for c in self.method.tolist()]
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..cluster import KEEP_RULES
+from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..config import FINGERPRINT_VERSION
 from ..dedup import DedupResult, cluster_result, dedup_with
 from ..errors import InputError
@@ -46,6 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=KEEP_RULES,
         default="first",
         help="which member of a cluster is kept (default: first)",
+    )
+    p.add_argument(
+        "--clusters",
+        choices=CLUSTER_RULES,
+        default="greedy",
+        help="greedy (default): a duplicate is verified against the kept document it joins, "
+        "clusters do not chain; components: connected components of all verified pairs",
     )
     p.add_argument(
         "--on-error",
@@ -152,11 +159,19 @@ def run(args: argparse.Namespace) -> int:
         timings["find_pairs"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         result = cluster_result(
-            method.name, pairs, len(ids), keep=args.keep, lengths=lengths, fingerprints=fps
+            method.name,
+            pairs,
+            len(ids),
+            keep=args.keep,
+            lengths=lengths,
+            fingerprints=fps,
+            clusters=args.clusters,
         )
         timings["cluster"] = time.perf_counter() - t0
     else:
-        result = dedup_with(method, texts, keep=args.keep, lengths=lengths)
+        result = dedup_with(
+            method, texts, keep=args.keep, lengths=lengths, clusters=args.clusters
+        )
         timings.update(result.timings)
         del texts
 
@@ -277,6 +292,7 @@ def build_summary(args, method, reader, ids, skipped, result, written, kept_path
         "method": method.name,
         "parameters": params,
         "keep": args.keep,
+        "clusters": args.clusters,
         "counts": {
             "records_read": n_read,
             "documents": len(ids),

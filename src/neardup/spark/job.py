@@ -6,8 +6,10 @@ Stages (each a Spark job; the driver holds only counts and the layout):
    order (the positions of the local run);
 2. normalise and fingerprint inside ``mapPartitions`` with the method's own core functions;
 3. candidate pairs by permuted-table keys and their verification (:mod:`neardup.spark.pairs`);
-4. connected components by large-star / small-star (:mod:`neardup.spark.components`);
-5. representatives, cluster ids and evidence with Spark SQL joins; write the outputs.
+4. connected components by large-star / small-star (:mod:`neardup.spark.components`), then
+   each component resolved by the core's clustering rule on one executor
+   (:mod:`neardup.spark.resolve`);
+5. cluster ids and representative ids with Spark SQL joins; write the outputs.
 
 The output directory holds ``kept/`` (the kept records, input format), ``clusters/`` (CSV part
 files with the columns of the local ``clusters.csv``, rows in input order), ``skipped/`` (when
@@ -39,6 +41,7 @@ from .ngram import candidate_edges, exact_groups, text_hashes
 from .pairs import identical_groups, near_pairs, verified
 from .paragraph import paragraph_edges, prints_batch
 from .read import DOC, SKIP, checked_records, spark_format
+from .resolve import resolve
 
 SPARK_METHODS = ("simhash", "ngram", "paragraph")
 CHUNK = 20_000
@@ -232,15 +235,16 @@ def spark_dedup(
         edges.map(lambda b: {"a": b["a"], "b": b["b"]}), partitions=parts, storage=disk
     )
     roots = route(roots, key="child", partitions=parts).mapPartitions(_one_root).persist(disk)
-    n_members = count_rows(roots)
-    clock.lap("cluster", f"{n_members} documents in clusters")
+    resolved = resolve(
+        prepared, roots, edges, method=method, keep=keep, partitions=parts
+    ).persist(disk)
+    n_members = count_rows(resolved)
+    clock.lap("cluster", f"{n_members} documents in components")
 
     # 5. assemble and write ---------------------------------------------------------------
     from .write import assemble, write_outputs
 
-    table = assemble(
-        spark, prepared, roots, edges, keep=keep, with_fingerprints=method == "simhash"
-    )
+    table = assemble(spark, prepared, resolved)
     written = write_outputs(
         spark,
         table,
@@ -259,6 +263,7 @@ def spark_dedup(
         "method": method,
         "parameters": config.to_dict() if hasattr(config, "to_dict") else _asdict(config),
         "keep": keep,
+        "clusters": "greedy",
         "engine": {"spark": spark.version, "master": sc.master, "partitions": parts, **engine},
         "counts": {
             "records_read": records_read,
@@ -288,7 +293,7 @@ def spark_dedup(
         output_path.rstrip("/") + "/summary.json",
         json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
     )
-    for cached in (rows, prepared, edges, roots):
+    for cached in (rows, prepared, edges, roots, resolved):
         cached.unpersist()
     return summary
 

@@ -24,24 +24,18 @@ def _doc_rows(b: dict[str, np.ndarray]):
     )
 
 
-def _edge_rows(b: dict[str, np.ndarray]):
-    sim = [None if x != x else x for x in b["sim"].astype(float).tolist()]
-    dist = [None if x < 0 else x for x in b["d"].tolist()]
-    return zip(b["a"].tolist(), b["b"].tolist(), dist, sim, b["m"].tolist(), strict=True)
+def _resolved_rows(b: dict[str, np.ndarray]):
+    dist = [None if x < 0 else x for x in b["distance"].astype(int).tolist()]
+    sim = [None if x != x else x for x in b["similarity"].astype(float).tolist()]
+    return zip(b["pos"].tolist(), b["rep"].tolist(), dist, sim, b["code"].tolist(), strict=True)
 
 
-def assemble(
-    spark: Any, prepared: Any, roots: Any, edges: Any, *, keep: str, with_fingerprints: bool
-) -> Any:
+def assemble(spark: Any, prepared: Any, resolved: Any) -> Any:
     """DataFrame ``pos, number, rep`` and the clusters columns, one row per document.
 
-    Same rules as :func:`neardup.cluster.cluster_pairs` and
-    :func:`neardup.dedup.evidence_to_representative`: the root is the smallest position of the
-    component; ``keep="first"`` keeps the root, ``"longest"`` the longest text (ties: the
-    earliest); clusters are numbered by their first member; the distance is recomputed from the
-    fingerprints when there are any; similarity and distance otherwise come from the direct
-    (representative, document) pair, the method from it or else from the smallest pair that
-    touches the document.
+    ``resolved`` holds, for every document in a component, the representative and evidence the
+    core's clustering gave (:mod:`neardup.spark.resolve`); other documents represent themselves.
+    Clusters are numbered by their first member, as :func:`neardup.cluster.clusters_from_representatives`.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.types import (
@@ -65,65 +59,34 @@ def assemble(
             ]
         ),
     )
-    root_df = spark.createDataFrame(
-        roots.flatMap(lambda b: zip(b["child"].tolist(), b["root"].tolist(), strict=True)),
-        "pos long, root long",
-    )
-    pairs = spark.createDataFrame(
-        edges.flatMap(_edge_rows),
+    found = spark.createDataFrame(
+        resolved.flatMap(_resolved_rows),
         StructType(
             [
-                StructField("lo", LongType(), False),
-                StructField("hi", LongType(), False),
-                StructField("pd", IntegerType(), True),
-                StructField("sim", FloatType(), True),
-                StructField("pm", IntegerType(), False),
+                StructField("pos", LongType(), False),
+                StructField("r", LongType(), False),
+                StructField("rd", IntegerType(), True),
+                StructField("rs", FloatType(), True),
+                StructField("rc", IntegerType(), False),
             ]
         ),
-    ).dropDuplicates(["lo", "hi"])
-    d = docs.join(root_df, "pos", "left").withColumn("root", F.coalesce("root", "pos"))
-    if keep == "first":
-        d = d.withColumn("rep", F.col("root"))
-    else:
-        best = d.groupBy("root").agg(
-            F.max(F.struct(F.col("length"), (-F.col("pos")).alias("neg"))).alias("m")
-        )
-        d = d.join(best.select("root", (-F.col("m.neg")).alias("rep")), "root")
-    root_rank = (
-        d.filter(F.col("pos") == F.col("root"))
-        .select("pos")
-        .rdd.map(lambda r: r[0])
-        .sortBy(lambda x: x)
-        .zipWithIndex()
     )
-    d = d.join(spark.createDataFrame(root_rank, "root long, cluster_id long"), "root")
-    reps = docs.select(
-        F.col("pos").alias("rep"),
-        F.col("id").alias("representative_id"),
-        F.col("fp").alias("rep_fp"),
+    d = docs.join(found, "pos", "left").withColumn("rep", F.coalesce("r", "pos"))
+    firsts = d.groupBy("rep").agg(F.min("pos").alias("first"))
+    rank = firsts.select("first").rdd.map(lambda r: r[0]).sortBy(lambda x: x).zipWithIndex()
+    d = d.join(firsts, "rep").join(
+        spark.createDataFrame(rank, "first long, cluster_id long"), "first"
     )
+    reps = docs.select(F.col("pos").alias("rep"), F.col("id").alias("representative_id"))
     d = d.join(reps, "rep")
-    d = d.withColumn("lo", F.least("pos", "rep")).withColumn("hi", F.greatest("pos", "rep"))
-    d = d.join(pairs, ["lo", "hi"], "left")
-    touching = (
-        pairs.select(F.col("lo").alias("pos"), "lo", "hi", "pm")
-        .unionByName(pairs.select(F.col("hi").alias("pos"), "lo", "hi", "pm"))
-        .groupBy("pos")
-        .agg(F.min(F.struct("lo", "hi", "pm")).alias("t"))
-        .select("pos", F.col("t.pm").alias("tm"))
-    )
-    d = d.join(touching, "pos", "left")
     is_member = F.col("pos") != F.col("rep")
-    if with_fingerprints:
-        distance = F.bit_count(F.col("fp").bitwiseXOR(F.col("rep_fp"))).cast("int")
-    else:
-        distance = F.when(is_member, F.col("pd")).otherwise(F.lit(0)).cast("int")
     names = F.array(*[F.lit(x) for x in METHODS])
-    code = F.coalesce(F.col("pm"), F.col("tm"))
     d = (
-        d.withColumn("distance", distance)
-        .withColumn("similarity", F.when(is_member, F.col("sim")).cast("float"))
-        .withColumn("method", F.when(is_member, F.element_at(names, code + 1)).otherwise(F.lit("")))
+        d.withColumn("distance", F.when(is_member, F.col("rd")).otherwise(F.lit(0)).cast("int"))
+        .withColumn("similarity", F.when(is_member, F.col("rs")).cast("float"))
+        .withColumn(
+            "method", F.when(is_member, F.element_at(names, F.col("rc") + 1)).otherwise(F.lit(""))
+        )
     )
     return d.select("pos", "number", "rep", *CLUSTER_COLUMNS)
 
