@@ -169,9 +169,7 @@ def run(args: argparse.Namespace) -> int:
         )
         timings["cluster"] = time.perf_counter() - t0
     else:
-        result = dedup_with(
-            method, texts, keep=args.keep, lengths=lengths, clusters=args.clusters
-        )
+        result = dedup_with(method, texts, keep=args.keep, lengths=lengths, clusters=args.clusters)
         timings.update(result.timings)
         del texts
 

@@ -235,9 +235,9 @@ def spark_dedup(
         edges.map(lambda b: {"a": b["a"], "b": b["b"]}), partitions=parts, storage=disk
     )
     roots = route(roots, key="child", partitions=parts).mapPartitions(_one_root).persist(disk)
-    resolved = resolve(
-        prepared, roots, edges, method=method, keep=keep, partitions=parts
-    ).persist(disk)
+    resolved = resolve(prepared, roots, edges, method=method, keep=keep, partitions=parts).persist(
+        disk
+    )
     n_members = count_rows(resolved)
     clock.lap("cluster", f"{n_members} documents in components")
 
