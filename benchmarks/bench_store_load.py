@@ -17,13 +17,15 @@ import numpy as np
 from _common import peak_rss_mb
 
 from neardup.config import FINGERPRINT_VERSION
-from neardup.online import Detector, DetectorConfig
+from neardup.online import Detector
 from neardup.store import StoredDocument, open_store
 
 
 def fill(url: str, n: int) -> float:
     store = open_store(url)
-    store.check_meta(FINGERPRINT_VERSION, DetectorConfig().persisted())
+    # random fingerprints, no payloads: the simhash method's store
+    params = Detector(store=open_store("memory://"), method="simhash").persisted()
+    store.check_meta(FINGERPRINT_VERSION, params)
     rng = np.random.default_rng(0)
     fps = rng.integers(0, 2**64 - 1, size=n, dtype=np.uint64, endpoint=True).tolist()
     hashes = rng.integers(0, 2**64 - 1, size=n, dtype=np.uint64, endpoint=True).tolist()
@@ -42,7 +44,7 @@ def fill(url: str, n: int) -> float:
 
 def load(url: str) -> tuple[float, int]:
     t0 = time.perf_counter()
-    det = Detector(store=open_store(url))
+    det = Detector(store=open_store(url), method="simhash")
     return time.perf_counter() - t0, len(det)
 
 

@@ -533,3 +533,34 @@ def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi):
     mark[:] = -1
     _candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, left, right, True)
     return left, right
+
+
+@numba.njit(inline="always")
+def _is_cjk(c):
+    return (
+        (0x3400 <= c <= 0x4DBF)
+        or (0x4E00 <= c <= 0x9FFF)
+        or (0xF900 <= c <= 0xFAFF)
+        or (0x20000 <= c <= 0x2FA1F)
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def token_counts(cps, offsets):
+    """Alignment tokens per compared text: CJK characters, plus runs of other non-space
+    characters (the count :func:`neardup.copyrule.tokenize` gives on punctuation-free text)."""
+    ndocs = offsets.shape[0] - 1
+    out = np.zeros(ndocs, np.int64)
+    for d in range(ndocs):
+        in_run = False
+        for i in range(offsets[d], offsets[d + 1]):
+            c = cps[i]
+            if _is_cjk(c):
+                out[d] += 1
+                in_run = False
+            elif c == 32:
+                in_run = False
+            elif not in_run:
+                out[d] += 1
+                in_run = True
+    return out

@@ -23,7 +23,7 @@ from .cluster import (
     processing_order,
 )
 from .errors import ConfigError
-from .methods import Method, create
+from .methods import DEFAULT_METHOD, Method, create
 from .pairs import METHODS, PairSet, method_code
 from .simhash import hamming_distances
 
@@ -201,7 +201,7 @@ def cluster_result(
 def dedup_texts(
     texts: Sequence[str],
     *,
-    method: str = "simhash",
+    method: str = DEFAULT_METHOD,
     keep: str = "first",
     lengths: np.ndarray | None = None,
     clusters: str = "greedy",

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 #: Method names, in the order of their codes in ``PairSet.method``.
-METHODS = ("exact", "simhash", "ngram", "paragraph")
+METHODS = ("exact", "simhash", "ngram", "paragraph", "auto")
 
 
 def method_code(name: str) -> int:

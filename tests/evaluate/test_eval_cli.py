@@ -183,35 +183,3 @@ def test_report_page_in_headless_chromium(tmp_path):
 
     pixels = np.asarray(Image.open(shot).convert("L"))
     assert len(np.unique(pixels)) > 20  # text and plots, not a blank page
-
-
-def test_auto_pairs_are_judged_by_their_route_threshold(tmp_path):
-    """Short pairs need Jaccard >= 0.4 (short_threshold), long pairs >= 0.3 (long_threshold)."""
-    from neardup.config import NormalizeConfig
-
-    no_punct = NormalizeConfig(remove_punctuation=True)
-
-    def sim(a, b):
-        ga = set(reference.char_grams(normalize(a, no_punct), 3))
-        gb = set(reference.char_grams(normalize(b, no_punct), 3))
-        return len(ga & gb) / len(ga | gb)
-
-    long_text = "".join(BASE) + "".join(t[::-1] for t in BASE)  # 236 characters
-    rows = []
-    for t in BASE:
-        rows.append({"text1": t, "text2": t[: len(t) * 3 // 5] + "另外的一些话", "label": 1})
-    for cut in (0.3, 0.33, 0.36, 0.4, 0.5):
-        keep = long_text[: int(len(long_text) * cut)]
-        rows.append({"text1": long_text, "text2": keep + "附加的评论内容在此" * 4, "label": 1})
-    data = write_jsonl(tmp_path / "pairs.jsonl", rows)
-    out = tmp_path / "report"
-    assert main(["eval", data, "--method", "auto", "-o", str(out), "--quiet"]) == 0
-    auto = json.loads((out / "report.json").read_text())["results"]["auto"]
-    sims = [sim(r["text1"], r["text2"]) for r in rows]
-    assert auto["scores"]["all"] == pytest.approx(sims, abs=1e-6)
-    limits = [0.4] * len(BASE) + [0.3] * 5
-    tp = sum(s >= t for s, t in zip(sims, limits, strict=True))
-    assert auto["at_default_threshold"]["true_positives"] == tp
-    # the set has pairs in [0.3, 0.4) on both routes, so one shared threshold would differ
-    assert any(0.3 <= s < 0.4 for s in sims[: len(BASE)])
-    assert any(0.3 <= s < 0.4 for s in sims[len(BASE) :])

@@ -24,6 +24,7 @@ from ..pairs import METHODS
 from .options import add_method_options, method_options, record_reader
 
 CHUNK = 100_000
+TABLES_FILE = "common_grams.npz"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -184,6 +185,9 @@ def run(args: argparse.Namespace) -> int:
         _atomic(out / "skipped.jsonl", lambda p: write_skipped(p, skipped))
     if args.pairs:
         _atomic(out / "pairs.csv", lambda p: write_pairs(p, ids, result))
+    tables = getattr(method, "tables", None)
+    if tables is not None:  # frozen tables the run fitted: the online detector loads them
+        _atomic(out / TABLES_FILE, tables.save)
     timings["write"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - t_start
 
@@ -309,7 +313,9 @@ def build_summary(args, method, reader, ids, skipped, result, written, kept_path
             "clusters": "clusters.csv",
             "skipped": "skipped.jsonl" if skipped else None,
             "pairs": "pairs.csv" if args.pairs else None,
+            "tables": TABLES_FILE if getattr(method, "tables", None) is not None else None,
         },
+        "tables": method.tables.digest() if getattr(method, "tables", None) is not None else None,
         "seconds": {k: round(v, 4) for k, v in timings.items()},
     }
 

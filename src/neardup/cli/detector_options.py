@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
+from typing import Any
 
-from ..online import DETECTOR_METHODS, DetectorConfig
+from ..errors import ConfigError
+from ..methods import DEFAULT_METHOD, config_fields, online_methods
 
 DEFAULT_DB = "sqlite:///neardup.db"
 
@@ -17,36 +20,69 @@ def add_detector_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--method",
-        choices=DETECTOR_METHODS,
-        default="simhash",
-        help="simhash (long texts), ngram (short texts), auto (by length) or paragraph (DRPKP)",
+        choices=online_methods(),
+        default=DEFAULT_METHOD,
+        help=f"decision method (default {DEFAULT_METHOD}); an existing store keeps its own",
     )
-    p.add_argument("--max-distance", type=int, default=3, help="simhash: largest Hamming distance")
+    p.add_argument("--max-distance", type=int, help="simhash/paragraph: largest Hamming distance")
+    p.add_argument("--threshold", type=float, help="ngram/paragraph: similarity needed")
     p.add_argument(
-        "--threshold",
-        type=float,
-        default=0.5,
-        help="ngram/auto: Jaccard needed; paragraph: share of paragraphs",
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any other option of the method's config (repeatable)",
+    )
+    p.add_argument(
+        "--tables",
+        help="auto: the common-gram table a batch run wrote (OUTDIR/common_grams.npz), so that "
+        "online decisions equal that run's",
     )
     p.add_argument(
         "--store-duplicates",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="store documents found to be duplicates (default: yes)",
+        help="store documents found to be duplicates (default: yes; never matched against)",
     )
 
 
-def detector_config(args: argparse.Namespace) -> DetectorConfig:
-    return DetectorConfig(
-        method=args.method,
-        max_distance=args.max_distance,
-        threshold=args.threshold,
-        store_duplicates=args.store_duplicates,
-    )
+def detector_options(args: argparse.Namespace) -> dict[str, Any]:
+    fields = config_fields(args.method)
+    given: dict[str, Any] = {}
+    if args.max_distance is not None:
+        given["max_distance"] = args.max_distance
+    if args.threshold is not None:
+        given["threshold"] = args.threshold
+    for item in args.option or []:
+        name, sep, raw = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--option {item!r} must look like NAME=VALUE")
+        try:
+            given[name.strip().replace("-", "_")] = json.loads(raw)
+        except json.JSONDecodeError:
+            given[name.strip().replace("-", "_")] = raw
+    unknown = sorted(set(given) - fields)
+    if unknown:
+        raise ConfigError(
+            f"method {args.method!r} does not take {', '.join(unknown)}; "
+            f"its options are: {', '.join(sorted(fields))}"
+        )
+    return given
 
 
 def open_detector(args: argparse.Namespace):
     from ..online import Detector
     from ..store import open_store
 
-    return Detector(store=open_store(args.db), config=detector_config(args))
+    tables = None
+    if getattr(args, "tables", None):
+        from ..methods.auto import CommonGrams
+
+        tables = CommonGrams.load(args.tables)
+    return Detector(
+        store=open_store(args.db),
+        method=args.method,
+        options=detector_options(args),
+        tables=tables,
+        store_duplicates=args.store_duplicates,
+    )

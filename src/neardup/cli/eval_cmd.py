@@ -11,6 +11,7 @@ from .. import __version__
 from ..config import FINGERPRINT_VERSION
 from ..errors import ConfigError, InputError
 from ..io import ON_ERROR
+from ..methods import DEFAULT_METHOD
 from .options import METHOD_NAMES, method_options
 
 
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, help="report directory (created if missing)")
     p.add_argument("--kind", choices=("pairs", "clusters"), help="default: from the fields")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--method", choices=METHOD_NAMES, help="one method (default: simhash)")
+    g.add_argument("--method", choices=METHOD_NAMES, help=f"one method (default: {DEFAULT_METHOD})")
     g.add_argument("--methods", help="comma-separated methods, e.g. simhash,ngram,paragraph,auto")
     p.add_argument("--sweep", action="store_true", help="pairs: scores over every threshold")
     p.add_argument("--label-field", default="label", help="pairs: the 0/1 label (default label)")
@@ -45,7 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _methods(args: argparse.Namespace) -> list[str]:
     names = (
-        [m.strip() for m in args.methods.split(",")] if args.methods else [args.method or "simhash"]
+        [m.strip() for m in args.methods.split(",")]
+        if args.methods
+        else [args.method or DEFAULT_METHOD]
     )
     unknown = [m for m in names if m not in METHOD_NAMES]
     if unknown or not names:

@@ -8,8 +8,9 @@ from typing import Any
 
 from ..config import FEATURE_KINDS, WEIGHT_KINDS, NormalizeConfig
 from ..errors import ConfigError
+from ..methods import DEFAULT_METHOD, names
 
-METHOD_NAMES = ("simhash", "ngram", "paragraph", "auto")
+METHOD_NAMES = names()
 
 # CLI flag -> method config field; only flags the user gave are passed on
 _FLAG_FIELDS = {
@@ -21,6 +22,7 @@ _FLAG_FIELDS = {
     "idf": "idf",
     "verify": "verify",
     "key_length": "key_length",
+    "match": "match",
 }
 
 
@@ -29,9 +31,14 @@ def add_method_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--method",
         choices=METHOD_NAMES,
-        default="simhash",
-        help="simhash (long texts), ngram (short texts), paragraph (DRPKP), "
-        "auto (by length); default: simhash",
+        default=DEFAULT_METHOD,
+        help="auto (copies of any length, template-aware; the default), simhash (fingerprints "
+        "within a Hamming distance), ngram (shared text of short texts), paragraph (DRPKP)",
+    )
+    g.add_argument(
+        "--match",
+        choices=("copy", "text"),
+        help="auto: 'copy' (is B a copy of A; default) or 'text' (do A and B share text)",
     )
     g.add_argument("--max-distance", type=int, help="largest Hamming distance of a duplicate (k)")
     g.add_argument(
@@ -76,7 +83,10 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
         if value is not None:
             given[name] = value
     if getattr(args, "threshold", None) is not None:
-        name = "threshold" if "threshold" in fields else "min_similarity"
+        name = next(
+            (f for f in ("threshold", "min_similarity", "text_threshold") if f in fields),
+            "threshold",
+        )
         given[name] = args.threshold
     if getattr(args, "remove_punctuation", False) or getattr(args, "cjk_only", False):
         given["normalize"] = NormalizeConfig(

@@ -8,6 +8,7 @@ import sys
 from ..cluster import KEEP_RULES
 from ..errors import ConfigError, NeardupError
 from ..io import ON_ERROR
+from ..methods import SPARK_DEFAULT_METHOD
 from .options import add_method_options, method_options
 
 
@@ -40,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no stage messages")
     add_method_options(p)
+    p.set_defaults(method=SPARK_DEFAULT_METHOD)
     p.set_defaults(func=run)
 
 
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     options = method_options(args)
     if args.partitions is not None and args.partitions < 1:
         raise ConfigError(f"--partitions {args.partitions} must be at least 1")
-    from ..spark.job import SPARK_METHODS
+    from ..methods import SPARK_METHODS
     from ..spark.session import spark_session
 
     if args.method not in SPARK_METHODS:  # before paying for a Spark session

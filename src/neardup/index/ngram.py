@@ -72,9 +72,17 @@ def candidate_pairs(
     :func:`sketch_keys`).
     """
     values, offsets = sketch_keys(*key_sets(texts, key_length), sketch)
-    n = len(texts)
+    return candidates_from_keys(values, offsets, max_posting=max_posting)
+
+
+def candidates_from_keys(
+    values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None
+) -> tuple[np.ndarray, np.ndarray, CandidateStats]:
+    """All pairs of documents ``i < j`` sharing a key of their ``(values, offsets)`` key sets
+    (each pair once); keys held by more than ``max_posting`` documents make no candidates."""
+    n = len(offsets) - 1
     uniq, key_ids, counts = np.unique(values, return_inverse=True, return_counts=True)
-    key_ids = key_ids.astype(np.int64)
+    key_ids = key_ids.astype(np.int64).reshape(-1)
     docs = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
     order = np.argsort(key_ids, kind="stable")  # stable: each posting list in document order
     post_docs = docs[order]

@@ -8,8 +8,8 @@ name           what it does                                                    m
 ``ngram``      m-gram substring inverted index + Jaccard/edit verification     jaccard / edit
                (short texts)
 ``paragraph``  DRPKP: one fingerprint per paragraph from weighted topic words  paragraph_share
-``auto``       length-aware: ``ngram`` for short texts, verified ``simhash``   (per pair)
-               for long ones
+``auto``       the default: is B a *copy* of A — rare-gram candidates,        similarity
+               template-aware verification (:mod:`neardup.copyrule`)
 =============  ==============================================================  =================
 
 ``create(name, **options)`` builds a method from keyword options (the fields of its config
@@ -25,6 +25,17 @@ from typing import Any
 from ..errors import ConfigError
 from .base import Method
 
+#: The method every surface uses when none is named (library, CLI, service, Spark, eval).
+DEFAULT_METHOD = "auto"
+
+#: Methods the online detector (``neardup serve`` / ``index``) can run.
+_ONLINE = ("auto", "simhash", "ngram", "paragraph")
+
+#: Methods ``spark-dedup`` distributes; ``auto`` is not distributed yet, so Spark's default
+#: is the first of them.
+SPARK_METHODS = ("simhash", "ngram", "paragraph")
+SPARK_DEFAULT_METHOD = SPARK_METHODS[0]
+
 # name -> (module, class name, config class name); imported on first use
 _REGISTRY: dict[str, tuple[str, str, str]] = {
     "simhash": ("neardup.methods.simhash", "SimhashMethod", "SimhashConfig"),
@@ -32,6 +43,16 @@ _REGISTRY: dict[str, tuple[str, str, str]] = {
     "paragraph": ("neardup.methods.paragraph", "ParagraphMethod", "ParagraphConfig"),
     "auto": ("neardup.methods.auto", "AutoMethod", "AutoConfig"),
 }
+
+
+def names() -> tuple[str, ...]:
+    """Every method name, the default first."""
+    return (DEFAULT_METHOD, *(n for n in _REGISTRY if n != DEFAULT_METHOD))
+
+
+def online_methods() -> tuple[str, ...]:
+    """Methods with an incremental index (they can run in the online detector)."""
+    return tuple(n for n in names() if n in _ONLINE)
 
 
 def available() -> list[str]:
@@ -60,7 +81,7 @@ def config_fields(name: str) -> set[str]:
     return {f.name for f in dataclasses.fields(cfg_cls)}
 
 
-def create(name: str, **options: Any) -> Method:
+def create(name: str, *, tables: Any = None, **options: Any) -> Method:
     """Build the method ``name`` from keyword options (fields of its config class).
 
     >>> create("simhash", max_distance=4).config.max_distance
@@ -74,7 +95,22 @@ def create(name: str, **options: Any) -> Method:
             f"method {name!r} has no option {', '.join(unknown)}; its options are: "
             f"{', '.join(sorted(fields))}"
         )
-    return cls(cfg_cls(**options))
+    config = cfg_cls(**options)
+    if tables is not None:
+        if name != "auto":
+            raise ConfigError(f"method {name!r} takes no fitted tables")
+        return cls(config, tables=tables)
+    return cls(config)
 
 
-__all__ = ["Method", "available", "config_fields", "create"]
+__all__ = [
+    "DEFAULT_METHOD",
+    "SPARK_DEFAULT_METHOD",
+    "SPARK_METHODS",
+    "Method",
+    "available",
+    "config_fields",
+    "create",
+    "names",
+    "online_methods",
+]

@@ -1,235 +1,435 @@
-"""The ``auto`` method: choose by length (reference 004: short texts need other tools than long).
+"""The ``auto`` method (the default): is a document a *copy* of an earlier one?
 
-- Texts of at most ``short_max_length`` normalised characters go to ``ngram`` (m-gram keys,
-  Jaccard over character 3-grams >= ``short_threshold``), social-media markup (URLs, @mentions,
-  ``#tags#``, ``[emoji]``, repost prefixes) stripped first (``short_strip_markup``).
-- Texts of at least ``long_min_length`` characters go to ``simhash`` with a wider Hamming radius
-  (``long_max_distance``), and also get candidates from a bottom-``long_sketch`` sample of their
-  m-gram keys (which finds copies with heavier edits than a SimHash radius can reach; sketch keys
-  shared by more than ``long_max_posting`` texts are templates and make no candidates); every
-  candidate is verified by Jaccard >= ``long_threshold``, or >= ``latin_long_threshold`` when
-  either text is written mostly in Latin script: unrelated English news articles already share
-  0.2-0.4 of their character 3-grams (BBC News: median 0.29, 99th percentile 0.39), Chinese ones
-  0.01-0.05 (CCTV), so one threshold cannot serve both.
-- Texts are compared without punctuation (``ignore_punctuation``): repost noise disturbs it and
-  a truncation mark (``…``) would otherwise be shared by unrelated texts.
-- With ``paragraph=True``, long texts also go through ``paragraph`` (partial duplicates).
+One pipeline for short and long texts, Chinese and English:
 
-The two length ranges overlap (by default 100–200 characters), so a mid-length text is compared
-with both its shorter and its longer neighbours: a pair is lost only if one text is at most
-``long_min_length - 1`` and the other more than ``short_max_length`` characters long, and such a
-length ratio already keeps Jaccard below 0.5 for all but containment. Pairs are merged; each keeps
-the method that found it.
+1. **Compared text**: social-media markup stripped (URLs, @mentions, ``#tags#``, ``[emoji]``,
+   repost prefixes), traditional characters folded to simplified, NFKC, case folded, punctuation
+   removed — so crawler residue (Markdown emphasis, escapes, list marks, line breaks) and repost
+   noise do not count. Documents with the same compared text are exact copies (similarity 1).
+2. **Rare grams**: each text's distinct character ``gram``-grams, minus the *common* ones — grams
+   found in more than ``max(common_min_df, common_share · N)`` distinct texts of the fitting
+   corpus (datelines, headers, footers, templates: text that many documents share is not
+   evidence). The common grams are a frozen table (:class:`CommonGrams`): fitted on the input by
+   ``neardup dedup``, written beside the outputs and loaded by the online detector, so every
+   surface decides the same.
+3. **Candidates**: two documents sharing one of their ``sketch`` smallest rare-gram hashes (a
+   bottom-k sample: every rare gram of a short text, a consistent sample of a long one).
+4. **Verification** (``match="copy"``, :mod:`neardup.copyrule`): the shorter text is contained in
+   the longer (rare-gram containment ≥ ``containment``, coverage of the longer ≥ ``coverage``;
+   short texts: token alignment ≥ ``short_similarity`` of the longer) and what differs is not a
+   substituted value (a year, a date, an identifier, a second number or name). With
+   ``match="text"``, shared text decides instead: rare-gram Jaccard ≥ ``text_threshold`` (what a
+   training-data cleaner may want removed as well).
+
+The reported similarity is the token alignment ``2·matched / (la + lb)``; the greedy clustering
+rule joins a duplicate to the kept document with the highest one.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from .. import _kernels
 from ..config import NormalizeConfig
+from ..copyrule import CopyRule, CopyVerdict, judge_pairs, tokenize
 from ..errors import ConfigError
-from ..normalize import normalize_many
+from ..index.ngram import candidates_from_keys
+from ..markup import strip_markup
+from ..normalize import encode_texts, normalize_many
 from ..pairs import PairSet
-from .ngram import NgramConfig, NgramMethod
-from .paragraph import ParagraphConfig, ParagraphMethod
-from .simhash import SimhashConfig, SimhashMethod
+from ..variants import fold_traditional
+
+MATCH_KINDS = ("copy", "text")
+TABLE_VERSION = "neardup-common-grams-1"
 
 
 @dataclass(frozen=True)
 class AutoConfig:
-    short_max_length: int = 200
-    long_min_length: int = 100
-    short_threshold: float = 0.4
-    long_max_distance: int = 8
-    long_threshold: float = 0.3
-    latin_long_threshold: float = 0.4
-    long_sketch: int | None = 16
-    long_max_posting: int = 100
-    short_strip_markup: bool = True
+    """Options of the ``auto`` method (see the module docstring)."""
+
+    match: str = "copy"
+    gram: int = 3
+    sketch: int = 16
+    common_min_df: int = 100
+    common_share: float = 0.001
+    short_tokens: int = 20
+    min_rare_grams: int = 20
+    short_similarity: float = 0.8
+    short_containment: float = 0.9
+    min_contained_tokens: int = 10
+    containment: float = 0.7
+    coverage: float = 0.5
+    max_value_changes: int = 1
+    max_value_tokens: int = 12
+    text_threshold: float = 0.5
+    strip_markup: bool = True
     fold_traditional: bool = True
-    ignore_punctuation: bool = True
-    paragraph: bool = False
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
-        if self.long_min_length > self.short_max_length + 1:
+        if self.match not in MATCH_KINDS:
             raise ConfigError(
-                f"long_min_length={self.long_min_length} leaves texts of "
-                f"{self.short_max_length + 1}..{self.long_min_length - 1} characters to no method; "
-                f"make it at most short_max_length + 1 = {self.short_max_length + 1}"
+                f"match={self.match!r} is not supported; choose 'copy' (is B a copy of A, the "
+                "default) or 'text' (do A and B share text)"
             )
-        if self.long_min_length < 1 or self.short_max_length < 1:
-            raise ConfigError("short_max_length and long_min_length must be >= 1")
-        if not 0.0 < float(self.latin_long_threshold) <= 1.0:
-            raise ConfigError(f"latin_long_threshold={self.latin_long_threshold} must be in (0, 1]")
-        self.parts()  # validates the sub-configurations
+        for name, low, high in (
+            ("gram", 1, 16),
+            ("sketch", 1, 10_000),
+            ("common_min_df", 2, 2**31),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ConfigError(f"{name}={value!r} must be an integer from {low} to {high}")
+        if not 0.0 < float(self.common_share) <= 1.0:
+            raise ConfigError(f"common_share={self.common_share!r} must be in (0, 1]")
+        if not 0.0 < float(self.text_threshold) <= 1.0:
+            raise ConfigError(f"text_threshold={self.text_threshold!r} must be in (0, 1]")
+        self.rule()  # validates the copy-rule fields
+
+    def rule(self) -> CopyRule:
+        return CopyRule(
+            short_tokens=self.short_tokens,
+            short_similarity=self.short_similarity,
+            short_containment=self.short_containment,
+            min_contained_tokens=self.min_contained_tokens,
+            containment=self.containment,
+            coverage=self.coverage,
+            max_value_changes=self.max_value_changes,
+            max_value_tokens=self.max_value_tokens,
+        )
 
     @property
     def compare_normalize(self) -> NormalizeConfig:
-        """``normalize``, with punctuation removed when ``ignore_punctuation`` (the default)."""
-        if self.ignore_punctuation and not self.normalize.remove_punctuation:
-            return replace(self.normalize, remove_punctuation=True)
-        return self.normalize
-
-    @property
-    def long_floor(self) -> float:
-        """The lowest long-route threshold: candidates are verified at this, then per script."""
-        return float(min(self.long_threshold, self.latin_long_threshold))
-
-    def long_limits(self, latin_a: np.ndarray, latin_b: np.ndarray) -> np.ndarray:
-        """Per long pair, its threshold: ``latin_long_threshold`` if either text is Latin-script."""
-        latin = np.asarray(latin_a, bool) | np.asarray(latin_b, bool)
-        return np.where(latin, self.latin_long_threshold, self.long_threshold).astype(np.float64)
-
-    def parts(self) -> tuple[NgramConfig, SimhashConfig, ParagraphConfig]:
-        return (
-            NgramConfig(
-                threshold=self.short_threshold,
-                strip_markup=self.short_strip_markup,
-                fold_traditional=self.fold_traditional,
-                normalize=self.compare_normalize,
-            ),
-            SimhashConfig(
-                max_distance=self.long_max_distance,
-                verify="jaccard",
-                min_similarity=self.long_floor,
-                normalize=self.compare_normalize,
-            ),
-            ParagraphConfig(normalize=self.normalize),
-        )
-
-    def long_ngram(self) -> NgramConfig | None:
-        """The m-gram sketch route for long texts (``None`` when ``long_sketch`` is off)."""
-        if self.long_sketch is None:
-            return None
-        return NgramConfig(
-            threshold=self.long_floor,
-            sketch=self.long_sketch,
-            max_posting=self.long_max_posting,
-            fold_traditional=self.fold_traditional,
-            normalize=self.compare_normalize,
-        )
+        return replace(self.normalize, remove_punctuation=True)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-_LETTER = re.compile(r"[A-Za-z]")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+@dataclass(frozen=True)
+class CommonGrams:
+    """The frozen table of common grams (sorted uint64 gram hashes) and what it was fitted on."""
+
+    values: np.ndarray
+    documents: int
+    min_df: int
+    version: str = TABLE_VERSION
+
+    @classmethod
+    def empty(cls) -> CommonGrams:
+        return cls(np.empty(0, np.uint64), 0, 0)
+
+    @classmethod
+    def fit(cls, values: np.ndarray, offsets: np.ndarray, config: AutoConfig) -> CommonGrams:
+        """Grams held by more than ``max(common_min_df, common_share · N)`` of the N sets."""
+        n = len(offsets) - 1
+        min_df = max(config.common_min_df, int(config.common_share * n))
+        uniq, counts = np.unique(values, return_counts=True)
+        return cls(uniq[counts > min_df].astype(np.uint64), n, min_df)
+
+    def digest(self) -> str:
+        """A short identity of the table (persisted with stores built on it)."""
+        import hashlib
+
+        h = hashlib.sha256(np.ascontiguousarray(self.values, np.uint64).tobytes())
+        return f"{self.version}:{len(self.values)}:{h.hexdigest()[:16]}"
+
+    def save(self, path: Any) -> None:
+        np.savez_compressed(
+            path,
+            values=self.values,
+            documents=self.documents,
+            min_df=self.min_df,
+            version=np.array(self.version),
+        )
+
+    @classmethod
+    def load(cls, path: Any) -> CommonGrams:
+        with np.load(path) as z:
+            version = str(z["version"])
+            if version != TABLE_VERSION:
+                raise ConfigError(
+                    f"{path}: common-gram table version {version!r}, this neardup reads "
+                    f"{TABLE_VERSION!r}; refit it with `neardup dedup` on the original input"
+                )
+            return cls(z["values"].astype(np.uint64), int(z["documents"]), int(z["min_df"]))
 
 
-def latin_script(normalized: Sequence[str]) -> np.ndarray:
-    """Per text: more Latin letters than CJK characters."""
-    return np.fromiter(
-        (len(_LETTER.findall(t)) > len(_CJK.findall(t)) for t in normalized),
-        bool,
-        count=len(normalized),
-    )
+@dataclass
+class Prepared:
+    """What ``auto`` keeps of each document: compared text, rare grams, sketch keys."""
+
+    compared: list[str]
+    grams: tuple[np.ndarray, np.ndarray]  # rare gram hashes per text (values, offsets)
+    sketch: tuple[np.ndarray, np.ndarray]  # the ``sketch`` smallest of them
+    tokens: np.ndarray  # alignment tokens per text (see :func:`neardup.copyrule.tokenize`)
+
+    def __len__(self) -> int:
+        return len(self.compared)
 
 
 class AutoMethod:
-    """Length-aware: ``ngram`` for short texts, verified ``simhash`` for long ones."""
+    """Copies, short and long, with template-aware verification (see the module docstring)."""
 
     name = "auto"
-    measure = "jaccard"
+    measure = "similarity"
     higher_is_closer = True
 
-    def __init__(self, config: AutoConfig | None = None):
+    def __init__(self, config: AutoConfig | None = None, *, tables: CommonGrams | None = None):
         self.config = config or AutoConfig()
-        ngram_cfg, simhash_cfg, para_cfg = self.config.parts()
-        self.short = NgramMethod(ngram_cfg)
-        self.long = SimhashMethod(simhash_cfg)
-        self.paragraph = ParagraphMethod(para_cfg) if self.config.paragraph else None
-        sketch_cfg = self.config.long_ngram()
-        self.long_sketch = NgramMethod(sketch_cfg) if sketch_cfg is not None else None
+        self.given_tables = tables  # frozen tables to use; otherwise each batch fits its own
+        self.tables = tables
         self.stats: dict[str, Any] = {}
+
+    def online_index(self) -> Any:
+        from .incremental import AutoOnline
+
+        return AutoOnline(self)
+
+    def persisted(self) -> dict[str, Any]:
+        """What defines stored data: the config and the frozen table's identity."""
+        from ..copyrule import RULE_VERSION
+        from ..markup import MARKUP_VERSION
+
+        table = self.tables if self.tables is not None else CommonGrams.empty()
+        return {
+            **self.config.to_dict(),
+            "rule_version": RULE_VERSION,
+            "markup_version": MARKUP_VERSION,
+            "common_grams": table.digest(),
+        }
 
     @property
     def threshold(self) -> float:
-        return float(min(self.config.short_threshold, self.config.long_floor))
+        """Evaluation's decision point on :meth:`score_pairs`: any copy (score > 0)."""
+        return 1e-6
 
-    def _groups(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        norm = normalize_many(texts, self.config.compare_normalize)
-        lengths = np.fromiter((len(t) for t in norm), np.int64, count=len(texts))
-        short = np.flatnonzero(lengths <= self.config.short_max_length)
-        long = np.flatnonzero(lengths >= self.config.long_min_length)
-        return short, long, latin_script([norm[i] for i in long.tolist()])
-
-    def find_pairs(self, texts: Sequence[str]) -> PairSet:
-        short, long, latin = self._groups(texts)
-        parts = []
-        if len(short):
-            parts.append(self.short.find_pairs([texts[i] for i in short.tolist()]).remap(short))
-        long_texts = [texts[i] for i in long.tolist()]
-        if len(long):
-            found = self.long.find_pairs(long_texts)
-            if self.long_sketch is not None:  # candidates SimHash misses: heavier edits
-                more = self.long_sketch.find_pairs(long_texts)
-                n = len(long_texts)
-                known = found.left.astype(np.int64) * n + found.right
-                new = ~np.isin(more.left.astype(np.int64) * n + more.right, known)
-                found = PairSet.concat([found, more.select(new)])
-            limits = self.config.long_limits(latin[found.left], latin[found.right])
-            found = found.select(found.similarity >= limits)
-            parts.append(found.remap(long))
-            if self.paragraph is not None:
-                parts.append(self.paragraph.find_pairs(long_texts).remap(long))
-        self.stats = {
-            "short_documents": len(short),
-            "long_documents": len(long),
-            "ngram": self.short.stats,
-        }
-        return PairSet.concat(parts).sorted()
-
-    def _long_pairs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Which pairs of compared-text lengths take the long route (else the short one)."""
+    # -- documents ------------------------------------------------------------------------
+    def compared(self, texts: Sequence[str]) -> list[str]:
+        """The texts as they are compared (markup stripped, variants folded, normalised)."""
         cfg = self.config
-        return (np.maximum(a, b) > cfg.short_max_length) & (np.minimum(a, b) >= cfg.long_min_length)
+        original = texts
+        if cfg.strip_markup:
+            texts = strip_markup(texts)
+        if cfg.fold_traditional:
+            texts = fold_traditional(texts)
+        out = normalize_many(texts, cfg.compare_normalize)
+        empty = [i for i, t in enumerate(out) if not t]
+        if empty:  # nothing but markup or punctuation: compare the text as written
+            for i, t in zip(
+                empty, normalize_many([original[i] for i in empty], cfg.normalize), strict=True
+            ):
+                out[i] = t
+        return out
 
-    def _routes(self, left: Sequence[str], right: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Per pair: takes the long route; its threshold (short, or long by script)."""
-        if len(left) != len(right):
-            raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
-        cfg, n = self.config, len(left)
-        norm = normalize_many([*left, *right], cfg.compare_normalize)
-        lengths = np.fromiter((len(t) for t in norm), np.int64, count=2 * n)
-        latin = latin_script(norm)
-        long = self._long_pairs(lengths[:n], lengths[n:])
-        return long, np.where(long, cfg.long_limits(latin[:n], latin[n:]), cfg.short_threshold)
+    def prepare(self, compared: Sequence[str], *, fit: bool = False) -> Prepared:
+        """Rare grams and sketches of compared texts; ``fit`` fits the common-gram table first
+        (when none was given)."""
+        cps, cp_offsets = encode_texts(list(compared))
+        hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, self.config.gram)
+        values, offsets = _kernels.unique_per_doc(hashes, hoff)
+        if fit and self.given_tables is None:
+            self.tables = CommonGrams.fit(values, offsets, self.config)
+        table = self.tables if self.tables is not None else CommonGrams.empty()
+        if len(table.values):
+            keep = ~np.isin(values, table.values)
+            doc = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+            counts = np.bincount(doc[keep], minlength=len(offsets) - 1)
+            values = values[keep]
+            offsets = np.zeros(len(offsets), np.int64)
+            np.cumsum(counts, out=offsets[1:])
+        return Prepared(
+            list(compared),
+            (values, offsets),
+            _sketch(values, offsets, self.config.sketch),
+            _kernels.token_counts(cps, cp_offsets),
+        )
 
-    def pair_thresholds(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
-        """Per pair, the threshold of the route :meth:`compare` takes (short unless both are long;
-        long pairs by script)."""
-        return self._routes(left, right)[1]
+    def verify(
+        self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Similarity and verdict of each pair ``(a[ia[k]], b[ib[k]])``."""
+        verdicts, checked = self.judge(a, ia, b, ib)
+        sim = np.zeros(len(ia), np.float32)
+        ok = np.zeros(len(ia), np.bool_)
+        sim[checked] = [v.similarity for v in verdicts]
+        ok[checked] = [v.copy for v in verdicts]
+        return sim, ok
+
+    def judge(
+        self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray
+    ) -> tuple[list[CopyVerdict], np.ndarray]:
+        """Verdicts on the pairs whose shape can pass, and the positions of those pairs.
+
+        Cheap bounds first (set sizes, token counts), rare-gram containment by a compiled
+        kernel, token alignment only where it can still change the answer.
+        """
+        cfg = self.config
+        ia = np.asarray(ia, np.int64)
+        if b is a:
+            compared, (values, offsets), counts, jb = (
+                a.compared,
+                a.grams,
+                a.tokens,
+                np.asarray(ib, np.int64),
+            )
+        else:
+            compared = a.compared + b.compared
+            values, offsets = _concat_sets(a.grams, b.grams)
+            counts = np.concatenate([a.tokens, b.tokens])
+            jb = np.asarray(ib, np.int64) + len(a)
+        sizes = np.diff(offsets).astype(np.float64)
+        sa, sb = sizes[ia], sizes[jb]
+        small, large = np.minimum(sa, sb), np.maximum(sa, sb)
+        ta, tb = counts[ia].astype(np.float64), counts[jb].astype(np.float64)
+        strict = (np.minimum(ta, tb) < cfg.short_tokens) | (small < cfg.min_rare_grams)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            token_ratio = np.nan_to_num(np.minimum(ta, tb) / np.maximum(ta, tb))
+            gram_ratio = np.nan_to_num(small / large)
+        low = min(cfg.short_similarity, cfg.coverage)
+        if cfg.match == "text":  # Jaccard >= t needs small/large >= t
+            maybe = np.flatnonzero((gram_ratio >= cfg.text_threshold) & (small > 0))
+        else:
+            maybe = np.flatnonzero(np.where(strict, token_ratio >= low, gram_ratio >= cfg.coverage))
+        jac = np.zeros(len(ia))
+        jac[maybe] = _kernels.jaccard_pairs(values, offsets, ia[maybe], jb[maybe])
+        common = np.where(sa + sb > 0, jac * (sa + sb) / (1.0 + jac), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            contain = np.nan_to_num(common / small)
+            cover = np.nan_to_num(common / large)
+        if cfg.match == "text":
+            possible = (jac >= cfg.text_threshold) & (small > 0)
+        else:
+            possible = np.where(
+                strict, token_ratio >= low, (contain >= cfg.containment) & (cover >= cfg.coverage)
+            )
+        checked = np.flatnonzero(possible)
+        used = np.unique(np.concatenate([ia[checked], jb[checked]])).tolist()
+        tokens = {i: tokenize(compared[i]) for i in used}
+        verdicts = judge_pairs(
+            tokens,
+            ia[checked],
+            jb[checked],
+            cfg.rule(),
+            token_rule=strict[checked],
+            gram_containment=contain[checked],
+            gram_coverage=cover[checked],
+        )
+        if cfg.match == "text":
+            verdicts = [replace(v, copy=True) for v in verdicts]
+        return verdicts, checked
+
+    # -- batch ----------------------------------------------------------------------------
+    def find_pairs(self, texts: Sequence[str]) -> PairSet:
+        compared = self.compared(texts)
+        first, group, copies = _identical(compared)
+        reps = np.sort(first)
+        prepared = self.prepare([compared[i] for i in reps.tolist()], fit=True)
+        left, right, cstats = candidates_from_keys(*prepared.sketch)
+        sim, ok = self.verify(prepared, left, prepared, right)
+        self.stats = {
+            "documents": len(compared),
+            "exact_copies": len(copies),
+            "common_grams": len(self.tables.values) if self.tables is not None else 0,
+            "common_min_df": int(self.tables.min_df) if self.tables is not None else 0,
+            "candidates": int(cstats.candidates),
+            "verified_pairs": int(ok.sum()),
+        }
+        verified = PairSet.build(reps[left[ok]], reps[right[ok]], method="auto", similarity=sim[ok])
+        exact = PairSet.build(
+            first[group[copies]],
+            copies,
+            method="exact",
+            similarity=np.ones(len(copies), np.float32),
+        )
+        return PairSet.concat([exact, verified])
 
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
-        """Jaccard over character 3-grams: the measure both routes verify with."""
-        return self.short.score_pairs(left, right)
+        """The similarity of each pair the rule calls a copy, 0 for the others (so that a
+        threshold sweep trades recall for precision among copies)."""
+        if len(left) != len(right):
+            raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
+        a = self.prepare(self.compared(left))
+        b = self.prepare(self.compared(right))
+        idx = np.arange(len(left))
+        sim, ok = self.verify(a, idx, b, idx)
+        return np.where(ok, np.maximum(sim, 1e-6), 0.0).astype(np.float64)
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
-        long, limits = self._routes([a], [b])
-        route = "simhash" if long[0] else "ngram"
-        verdict = (self.short if route == "ngram" else self.long).compare(a, b)
-        if route == "simhash" and self.long_sketch is not None and not verdict["duplicate"]:
-            sketch = self.long_sketch.compare(a, b)
-            if sketch["duplicate"]:
-                verdict = sketch
-        if route == "simhash" and verdict["duplicate"]:  # the threshold of the pair's script
-            limit = float(limits[0])
-            sim = verdict.get("verified_similarity", verdict.get("similarity"))
-            key = "min_similarity" if "min_similarity" in verdict else "threshold"
-            verdict = {**verdict, key: limit, "duplicate": bool(sim >= limit)}
-        if route == "simhash" and self.paragraph is not None and not verdict["duplicate"]:
-            para = self.paragraph.compare(a, b)
-            if para["duplicate"]:
-                verdict = para
+        ca, cb = self.compared([a, b])
+        pa, pb = self.prepare([ca]), self.prepare([cb])
+        zero = np.zeros(1, np.int64)
+        verdicts, checked = self.judge(pa, zero, pb, zero)
+        v = verdicts[0] if len(checked) else None
         return {
             "method": self.name,
-            "route": route,
-            **{k: v for k, v in verdict.items() if k != "method"},
+            "match": self.config.match,
+            "compared_a": ca,
+            "compared_b": cb,
+            "rare_grams": [int(np.diff(pa.grams[1])[0]), int(np.diff(pb.grams[1])[0])],
+            "similarity": v.similarity if v else 0.0,
+            "containment": v.containment if v else 0.0,
+            "coverage": v.coverage if v else 0.0,
+            "value_changes": v.value_changes if v else 0,
+            "hard_change": v.year_change if v else False,
+            "duplicate": bool(v.copy) if v else False,
         }
+
+
+def merge_prepared(parts: Sequence[Prepared]) -> Prepared:
+    """One :class:`Prepared` from several (in order)."""
+    compared: list[str] = []
+    grams = sketch = (np.empty(0, np.uint64), np.zeros(1, np.int64))
+    for p in parts:
+        compared += p.compared
+        grams = _concat_sets(grams, p.grams)
+        sketch = _concat_sets(sketch, p.sketch)
+    tokens = np.concatenate([p.tokens for p in parts]) if parts else np.empty(0, np.int64)
+    return Prepared(compared, grams, sketch, tokens)
+
+
+def _sketch(values: np.ndarray, offsets: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's ``k`` smallest rare-gram hashes, ``k = clip(size / 4, 4, most)``: a short
+    text that is a copy shares most of its grams, so a few suffice; long texts get ``most``."""
+    sizes = np.diff(offsets)
+    k = np.clip(sizes // 4, min(4, most), most)
+    rank = np.arange(len(values)) - np.repeat(offsets[:-1], sizes)
+    keep = rank < np.repeat(k, sizes)
+    new = np.zeros_like(offsets)
+    np.cumsum(np.minimum(sizes, k), out=new[1:])
+    return values[keep], new
+
+
+def _concat_sets(
+    a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    values = np.concatenate([a[0], b[0]])
+    offsets = np.concatenate([a[1], b[1][1:] + a[1][-1]])
+    return values, offsets
+
+
+def _identical(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Groups of identical texts: first position of each group, group of each text, and the
+    positions that repeat an earlier text."""
+    cps, offsets = encode_texts(list(texts))
+    doc_hash = _kernels.document_hashes(cps, offsets)
+    order = np.argsort(doc_hash, kind="stable")
+    sorted_hash = doc_hash[order]
+    starts = np.r_[True, sorted_hash[1:] != sorted_hash[:-1]] if len(order) else np.empty(0, bool)
+    group = np.empty(len(texts), np.int64)
+    group[order] = np.cumsum(starts) - 1
+    first = order[starts]
+    copies = np.flatnonzero(first[group] != np.arange(len(texts)))
+    same = np.fromiter(
+        (texts[i] == texts[first[group[i]]] for i in copies.tolist()), bool, count=len(copies)
+    )
+    if not same.all():  # a 64-bit collision: the colliding texts get their own group
+        for i in copies[~same].tolist():
+            first = np.append(first, i)
+            group[i] = len(first) - 1
+        copies = copies[same]
+    return first, group, copies

@@ -87,6 +87,15 @@ class NgramMethod:
     def measure(self) -> str:
         return self.config.measure
 
+    def online_index(self) -> Any:
+        from .incremental import NgramOnline
+
+        return NgramOnline(self)
+
+    def persisted(self) -> dict[str, Any]:
+        """What defines stored data (checked when a store is reopened)."""
+        return self.config.to_dict()
+
     @property
     def threshold(self) -> float:
         return float(self.config.threshold)

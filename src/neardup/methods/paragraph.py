@@ -217,6 +217,15 @@ class ParagraphMethod:
         self.config = config or ParagraphConfig()
         self.stats: dict[str, int] = {}
 
+    def online_index(self) -> Any:
+        from .incremental import ParagraphOnline
+
+        return ParagraphOnline(self)
+
+    def persisted(self) -> dict[str, Any]:
+        """What defines stored data (checked when a store is reopened)."""
+        return self.config.to_dict()
+
     @property
     def threshold(self) -> float:
         return float(self.config.threshold)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,9 @@ class SimhashConfig:
         if not 0.0 <= float(self.min_similarity) <= 1.0:
             raise ConfigError(f"min_similarity={self.min_similarity} must be between 0 and 1")
 
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
     def fingerprint_config(self) -> FingerprintConfig:
         return FingerprintConfig(
             features=self.features,
@@ -68,6 +72,15 @@ class SimhashMethod:
     def __init__(self, config: SimhashConfig | None = None):
         self.config = config or SimhashConfig()
         self.fingerprinter = Fingerprinter(self.config.fingerprint_config())
+
+    def online_index(self) -> Any:
+        from .incremental import SimhashIndex
+
+        return SimhashIndex(self)
+
+    def persisted(self) -> dict[str, Any]:
+        """What defines stored data (checked when a store is reopened)."""
+        return self.config.to_dict()
 
     @property
     def threshold(self) -> float:

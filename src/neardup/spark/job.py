@@ -32,7 +32,7 @@ from ..config import FINGERPRINT_VERSION
 from ..errors import ConfigError, InputError
 from ..index.layout import choose_blocks, make_layout
 from ..io import ON_ERROR
-from ..methods import create
+from ..methods import SPARK_DEFAULT_METHOD, SPARK_METHODS, create
 from ..normalize import normalize_many
 from ..pairs import method_code
 from .batches import Batch, concat, count_rows, route, size
@@ -43,7 +43,6 @@ from .paragraph import paragraph_edges, prints_batch
 from .read import DOC, SKIP, checked_records, spark_format
 from .resolve import resolve
 
-SPARK_METHODS = ("simhash", "ngram", "paragraph")
 CHUNK = 20_000
 
 _method_cache: dict[str, Any] = {}
@@ -141,7 +140,7 @@ def spark_dedup(
     input_path: str,
     output_path: str,
     *,
-    method: str = "simhash",
+    method: str = SPARK_DEFAULT_METHOD,
     options: dict[str, Any] | None = None,
     keep: str = "first",
     text_field: str = "text",

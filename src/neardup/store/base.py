@@ -87,6 +87,7 @@ class Snapshot:
     fingerprints: np.ndarray  # uint64
     text_hashes: np.ndarray  # uint64
     payloads: list[dict[str, Any] | None]
+    duplicate_of: list[str | None]  # the representative of a stored duplicate, else None
 
 
 class Store(Protocol):

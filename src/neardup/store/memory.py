@@ -63,6 +63,7 @@ class MemoryStore:
             np.array([d.fingerprint for d in docs], dtype=np.uint64),
             np.array([d.text_hash for d in docs], dtype=np.uint64),
             [d.payload for d in docs],
+            [d.duplicate_of for d in docs],
         )
 
     def get_checkpoint(self, name: str) -> str | None:

@@ -116,16 +116,18 @@ class SqlStore:
     def snapshot(self) -> Snapshot:
         with self._lock, self._transaction():
             rows = self._execute(
-                "SELECT id, fingerprint, text_hash, payload FROM neardup_documents ORDER BY seq"
+                "SELECT id, fingerprint, text_hash, payload, duplicate_of FROM neardup_documents "
+                "ORDER BY seq"
             ).fetchall()
         if not rows:
-            return Snapshot([], np.empty(0, np.uint64), np.empty(0, np.uint64), [])
-        ids, fps, hashes, payloads = zip(*rows, strict=True)
+            return Snapshot([], np.empty(0, np.uint64), np.empty(0, np.uint64), [], [])
+        ids, fps, hashes, payloads, dups = zip(*rows, strict=True)
         return Snapshot(
             list(ids),
             to_unsigned_array(fps),
             to_unsigned_array(hashes),
             [None if p is None else json.loads(p) for p in payloads],
+            list(dups),
         )
 
     def get_checkpoint(self, name: str) -> str | None:

@@ -1,0 +1,272 @@
+"""Incremental indexes: each method's own decision, one document at a time (the online side).
+
+An :class:`IncrementalIndex` holds the *kept* documents of a method and answers, for a new
+document, which of them it duplicates — with the method's own preparation, candidates and
+verification, so that inserting a corpus in input order through the online detector marks the
+same documents as duplicates, of the same representatives, as ``neardup dedup --keep first``
+(the greedy rule of :mod:`neardup.cluster`: the best match, ties to the earliest).
+
+Interface: ``prepare(text) -> Doc`` (fingerprint for the store, the payload persisted beside it,
+and the state the method compares), ``add(doc_id, doc)``, ``restore(doc_id, fingerprint,
+payload)`` (rebuild from the store), ``remove(doc_id)``, ``matches(doc, exclude) -> [Match]``
+(verified, best first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..index.ngram import NgramIndex
+from ..index.permuted import PermutedIndex
+from ..normalize import normalize_many
+from ..simhash import Fingerprinter
+from ..verify import similarity_pairs
+
+
+@dataclass(frozen=True)
+class Match:
+    id: str
+    distance: int | None
+    similarity: float | None
+    method: str
+
+
+@dataclass
+class Doc:
+    fingerprint: int
+    payload: dict[str, Any] | None
+    state: Any = None
+
+
+class IncrementalIndex(Protocol):
+    def prepare(self, text: str) -> Doc: ...
+    def add(self, doc_id: str, doc: Doc) -> None: ...
+    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None: ...
+    def remove(self, doc_id: str) -> None: ...
+    def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]: ...
+
+
+@dataclass
+class _Order:
+    """Insertion order of the kept documents: ties go to the earliest."""
+
+    seq: dict[str, int] = field(default_factory=dict)
+    next: int = 0
+
+    def add(self, doc_id: str) -> None:
+        self.seq[doc_id] = self.next
+        self.next += 1
+
+    def remove(self, doc_id: str) -> None:
+        self.seq.pop(doc_id, None)
+
+
+def _best_first(found: list[Match], order: _Order) -> list[Match]:
+    def key(m: Match) -> tuple[float, int]:
+        close = m.similarity if m.similarity is not None else 1.0 - (m.distance or 0) / 64.0
+        return (-close, order.seq.get(m.id, 0))
+
+    return sorted(found, key=key)
+
+
+class SimhashIndex:
+    """Kept fingerprints in permuted tables; a match is within ``max_distance``."""
+
+    def __init__(self, method: Any):
+        cfg = method.config
+        if cfg.verify is not None:
+            raise ConfigError(
+                "simhash with verify= cannot run online (it needs every stored text); "
+                "use the default method 'auto', which verifies online"
+            )
+        self.method = method
+        self.index = PermutedIndex(max_distance=cfg.max_distance, blocks=cfg.blocks)
+        self.order = _Order()
+
+    def prepare(self, text: str) -> Doc:
+        norm = normalize_many([text], self.method.config.normalize)
+        fp = int(self.method.fingerprinter.fingerprint_many(norm, normalized=True)[0])
+        return Doc(fp, None, fp)
+
+    def add(self, doc_id: str, doc: Doc) -> None:
+        self.restore(doc_id, doc.fingerprint, doc.payload)
+
+    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
+        self.index.add(doc_id, fingerprint)
+        self.order.add(doc_id)
+
+    def remove(self, doc_id: str) -> None:
+        self.index.remove(doc_id)
+        self.order.remove(doc_id)
+
+    def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
+        found = [
+            Match(i, d, None, "simhash") for i, d in self.index.query(doc.state) if i != exclude
+        ]
+        return _best_first(found, self.order)
+
+
+class _TextIndex:
+    """Shared by ``ngram``: kept compared texts with an m-gram candidate index."""
+
+    def __init__(self, method: Any):
+        self.method = method
+        self.texts: dict[str, str] = {}
+        self.order = _Order()
+        self._fingerprinter = Fingerprinter()
+
+    def _fingerprint(self, text: str) -> int:
+        return int(self._fingerprinter.fingerprint_many([text])[0])
+
+    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
+        self.add(doc_id, Doc(fingerprint, payload, (payload or {}).get("text", "")))
+
+    def remove(self, doc_id: str) -> None:
+        if self.texts.pop(doc_id, None) is not None:
+            self._unindex(doc_id)
+        self.order.remove(doc_id)
+
+
+class NgramOnline(_TextIndex):
+    """The ``ngram`` method online: shared m-gram key, then the method's verification."""
+
+    def __init__(self, method: Any):
+        super().__init__(method)
+        self.keys = NgramIndex(key_length=method.config.key_length, max_posting=None)
+
+    def prepare(self, text: str) -> Doc:
+        compared = self.method.normalized([text])[0]
+        return Doc(self._fingerprint(text), {"text": compared}, compared)
+
+    def add(self, doc_id: str, doc: Doc) -> None:
+        self.texts[doc_id] = doc.state
+        self.keys.add(doc_id, doc.state)
+        self.order.add(doc_id)
+
+    def _unindex(self, doc_id: str) -> None:
+        self.keys.remove(doc_id)
+
+    def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
+        cfg = self.method.config
+        ids = [i for i in self.keys.query(doc.state) if i != exclude]
+        if not ids:
+            return []
+        texts = [doc.state] + [self.texts[i] for i in ids]
+        sims = similarity_pairs(
+            texts,
+            np.zeros(len(ids), np.int64),
+            np.arange(1, len(ids) + 1),
+            measure=cfg.measure,
+            ngram=cfg.ngram,
+        )
+        found = [
+            Match(i, None, float(s), "ngram")
+            for i, s in zip(ids, sims.tolist(), strict=True)
+            if s >= cfg.threshold
+        ]
+        return _best_first(found, self.order)
+
+
+class AutoOnline(_TextIndex):
+    """The default method online: rare-gram sketch keys, then the copy rule."""
+
+    def __init__(self, method: Any):
+        super().__init__(method)
+        self.postings: dict[int, dict[str, None]] = {}
+        self.prepared: dict[str, Any] = {}
+
+    def prepare(self, text: str) -> Doc:
+        compared = self.method.compared([text])[0]
+        return Doc(self._fingerprint(text), {"text": compared}, self.method.prepare([compared]))
+
+    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
+        compared = (payload or {}).get("text", "")
+        self.add(doc_id, Doc(fingerprint, payload, self.method.prepare([compared])))
+
+    def add(self, doc_id: str, doc: Doc) -> None:
+        self.texts[doc_id] = doc.state.compared[0]
+        self.prepared[doc_id] = doc.state
+        for key in doc.state.sketch[0].tolist():
+            self.postings.setdefault(key, {})[doc_id] = None
+        self.order.add(doc_id)
+
+    def _unindex(self, doc_id: str) -> None:
+        prepared = self.prepared.pop(doc_id)
+        for key in prepared.sketch[0].tolist():
+            posting = self.postings.get(key)
+            if posting is not None:
+                posting.pop(doc_id, None)
+                if not posting:
+                    del self.postings[key]
+
+    def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
+        found: dict[str, None] = {}
+        for key in doc.state.sketch[0].tolist():
+            found.update(self.postings.get(key, {}))
+        ids = [i for i in found if i != exclude]
+        if not ids:
+            return []
+        from .auto import merge_prepared
+
+        stored = merge_prepared([self.prepared[i] for i in ids])
+        sim, ok = self.method.verify(
+            doc.state, np.zeros(len(ids), np.int64), stored, np.arange(len(ids))
+        )
+        out = [
+            Match(i, None, float(s), "auto")
+            for i, s, good in zip(ids, sim.tolist(), ok.tolist(), strict=True)
+            if good
+        ]
+        return _best_first(out, self.order)
+
+
+class ParagraphOnline:
+    """DRPKP online: paragraph fingerprints of kept documents; a match shares at least
+    ``threshold`` of the paragraphs of either document (the score of the batch method)."""
+
+    def __init__(self, method: Any):
+        cfg = method.config
+        self.method = method
+        self.index = PermutedIndex(max_distance=cfg.max_distance, blocks=cfg.blocks)
+        self.counts: dict[str, int] = {}
+        self.order = _Order()
+        self._fingerprinter = Fingerprinter()
+
+    def prepare(self, text: str) -> Doc:
+        prints = self.method.paragraph_prints([text]).fingerprints.tolist()
+        fp = int(self._fingerprinter.fingerprint_many([text])[0])
+        return Doc(fp, {"paragraphs": [f"{f:016x}" for f in prints]}, prints)
+
+    def add(self, doc_id: str, doc: Doc) -> None:
+        for j, f in enumerate(doc.state):
+            self.index.add((doc_id, j), f)
+        self.counts[doc_id] = len(doc.state)
+        self.order.add(doc_id)
+
+    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
+        prints = [int(h, 16) for h in (payload or {}).get("paragraphs", [])]
+        self.add(doc_id, Doc(fingerprint, payload, prints))
+
+    def remove(self, doc_id: str) -> None:
+        for j in range(self.counts.pop(doc_id, 0)):
+            self.index.remove((doc_id, j))
+        self.order.remove(doc_id)
+
+    def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
+        mine: dict[str, set[int]] = {}
+        theirs: dict[str, set[int]] = {}
+        for i, f in enumerate(doc.state):
+            for (doc_id, j), _d in self.index.query(f):
+                if doc_id != exclude:
+                    mine.setdefault(doc_id, set()).add(i)
+                    theirs.setdefault(doc_id, set()).add(j)
+        out = []
+        for doc_id, matched in mine.items():
+            share = max(len(matched) / len(doc.state), len(theirs[doc_id]) / self.counts[doc_id])
+            if share >= self.method.config.threshold:
+                out.append(Match(doc_id, None, round(share, 6), "paragraph"))
+        return _best_first(out, self.order)
