@@ -220,23 +220,20 @@ def _value_changes(a: Sequence[str], b: Sequence[str], rule: CopyRule) -> tuple[
 
     def close(after_a: str | None, after_b: str | None) -> None:
         nonlocal changes, names, hard
-        # a gap before the first or after the last aligned run is wrapping or truncation
+        # a gap before the first or after the last aligned run may be wrapping or truncation
         interior = before is not None and after_a is not None
         if gap_a and gap_b:
             nums_a = [t for t in gap_a if _DIGIT.search(t)]
             nums_b = [t for t in gap_b if _DIGIT.search(t)]
+            size = max(len(gap_a), len(gap_b))
             if nums_a and nums_b:
                 changes += interior
                 hard = hard or any(
                     len(t) >= 5 or _is_date(t, before, after)
                     for t, after in [(t, after_a) for t in nums_a] + [(t, after_b) for t in nums_b]
                 )
-            elif (
-                interior
-                and max(len(gap_a), len(gap_b)) >= 2
-                and max(len(gap_a), len(gap_b)) <= rule.max_value_tokens
-            ):
-                names += 1  # a name, place or title word replaced (1:1 is a typo)
+            elif interior and 2 <= size <= rule.max_value_tokens:
+                names += 1  # a name, place or title word replaced
         gap_a.clear()
         gap_b.clear()
 

@@ -12,6 +12,7 @@ import pytest
 
 from neardup.cli import main
 from neardup.errors import ConfigError, InputError
+from neardup.methods import SPARK_DEFAULT_METHOD
 
 pytestmark = pytest.mark.spark
 
@@ -26,7 +27,10 @@ def _write_jsonl(path, texts, *, extra_lines=()):
 
 
 def _local(tmp_path, source, *args):
+    """`neardup dedup` with spark-dedup's default method unless the test names one."""
     out = tmp_path / "local"
+    if "--method" not in args:
+        args = ("--method", SPARK_DEFAULT_METHOD, *args)
     assert main(["dedup", source, "-o", str(out), "--quiet", *args]) == 0
     return out
 

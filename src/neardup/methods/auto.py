@@ -44,6 +44,7 @@ from ..pairs import PairSet
 from ..variants import fold_traditional
 
 MATCH_KINDS = ("copy", "text")
+VERIFY_CHUNK = 1_000_000
 TABLE_VERSION = "neardup-common-grams-1"
 
 
@@ -330,7 +331,11 @@ class AutoMethod:
         reps = np.sort(first)
         prepared = self.prepare([compared[i] for i in reps.tolist()], fit=True)
         left, right, cstats = candidates_from_keys(*prepared.sketch)
-        sim, ok = self.verify(prepared, left, prepared, right)
+        sim = np.zeros(len(left), np.float32)
+        ok = np.zeros(len(left), np.bool_)
+        for lo in range(0, len(left), VERIFY_CHUNK):  # bounded memory for many candidates
+            part = slice(lo, lo + VERIFY_CHUNK)
+            sim[part], ok[part] = self.verify(prepared, left[part], prepared, right[part])
         self.stats = {
             "documents": len(compared),
             "exact_copies": len(copies),

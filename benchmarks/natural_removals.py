@@ -1,0 +1,136 @@
+"""What the default method removes from natural corpora of distinct documents (precision check).
+
+    python benchmarks/natural_removals.py [--corpora cctv_xwlb_news_zh ...] [--sample 30] [--seed 0]
+
+For each corpus in ../shared/data: the documents the default method (``auto``, defaults only)
+removes, how many of them *beyond exact duplicates* (removals minus documents whose text equals
+an earlier one after NFKC, lower-casing and removing white space), the largest clusters, and
+``--sample`` removals drawn with a fixed seed, written side by side to
+``docs/natural/<corpus>.tsv`` with an empty ``judgement`` column for a reader to fill
+(``copy`` / ``not a copy``). Existing judgements are kept when the same pair is drawn again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import random
+import re
+import time
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+import orjson
+from _common import DATA, peak_rss_mb
+
+from neardup.dedup import dedup_with
+from neardup.methods import DEFAULT_METHOD, create
+
+CORPORA = (
+    "cctv_xwlb_news_zh",
+    "reuters21578_en",
+    "bbc_news_en",
+    "toutiao_titles_zh",
+    "weibo_ced_zh",
+)
+OUT = Path(__file__).resolve().parents[1] / "docs" / "natural"
+
+
+def read(name: str) -> tuple[list[str], list[str]]:
+    texts, ids = [], []
+    with gzip.open(DATA / name / "corpus.jsonl.gz", "rb") as f:
+        for line in f:
+            r = orjson.loads(line)
+            if r.get("text"):
+                texts.append(r["text"])
+                ids.append(str(r.get("id", len(ids))))
+    return texts, ids
+
+
+def exact_repeats(texts: list[str]) -> np.ndarray:
+    seen: dict[str, int] = {}
+    key = (re.sub(r"\s+", "", unicodedata.normalize("NFKC", t).lower()) for t in texts)
+    return np.array([seen.setdefault(k, i) != i for i, k in enumerate(key)], bool)
+
+
+def clip(text: str, n: int = 300) -> str:
+    text = text.replace("\t", " ").replace("\n", " / ")
+    return text if len(text) <= n else text[:n] + "…"
+
+
+def run(name: str, sample: int, seed: int) -> None:
+    texts, ids = read(name)
+    method = create(DEFAULT_METHOD)
+    t0 = time.perf_counter()
+    result = dedup_with(method, texts)
+    seconds = time.perf_counter() - t0
+    rep = result.clusters.representative
+    n = len(texts)
+    removed = rep != np.arange(n)
+    beyond = removed & ~exact_repeats(texts)
+    sizes = np.bincount(rep, minlength=n)
+    print(
+        f"{name}: {n:,} documents, {int(removed.sum()):,} removed, "
+        f"{int(beyond.sum()):,} beyond exact duplicates; {seconds:.1f}s, peak RSS {peak_rss_mb():.0f} MB"
+    )
+    for r in np.argsort(-sizes, kind="stable")[:5]:
+        members = np.flatnonzero(rep == r)[1:6]
+        print(
+            f"  cluster of {sizes[r]}: {clip(texts[r], 60)!r} <- {[clip(texts[m], 40) for m in members]}"
+        )
+    path = OUT / f"{name}.tsv"
+    old = {}
+    if path.exists():
+        with open(path, encoding="utf-8") as f:
+            old = {
+                (r["representative"], r["removed"]): r["judgement"]
+                for r in csv.DictReader(f, delimiter="\t")
+            }
+    drawn = random.Random(seed).sample(
+        np.flatnonzero(beyond).tolist(), min(sample, int(beyond.sum()))
+    )
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, delimiter="\t")
+        w.writerow(
+            [
+                "representative",
+                "removed",
+                "similarity",
+                "representative_text",
+                "removed_text",
+                "judgement",
+            ]
+        )
+        for i in sorted(drawn):
+            r = int(rep[i])
+            sim = float(result.similarity_to_representative[i])
+            w.writerow(
+                [
+                    ids[r],
+                    ids[i],
+                    f"{sim:.3f}",
+                    clip(texts[r]),
+                    clip(texts[i]),
+                    old.get((ids[r], ids[i]), ""),
+                ]
+            )
+    print(f"  {len(drawn)} removals written to {path}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--corpora", nargs="+", default=list(CORPORA))
+    ap.add_argument("--sample", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    for name in args.corpora:
+        run(name, args.sample, args.seed)
+
+
+if __name__ == "__main__":
+    main()
