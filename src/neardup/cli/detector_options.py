@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD, config_fields, online_methods
+from .options import parse_options
 
 DEFAULT_DB = "sqlite:///neardup.db"
 
@@ -53,14 +53,7 @@ def detector_options(args: argparse.Namespace) -> dict[str, Any]:
         given["max_distance"] = args.max_distance
     if args.threshold is not None:
         given["threshold"] = args.threshold
-    for item in args.option or []:
-        name, sep, raw = item.partition("=")
-        if not sep:
-            raise ConfigError(f"--option {item!r} must look like NAME=VALUE")
-        try:
-            given[name.strip().replace("-", "_")] = json.loads(raw)
-        except json.JSONDecodeError:
-            given[name.strip().replace("-", "_")] = raw
+    given.update(parse_options(args.option or []))
     unknown = sorted(set(given) - fields)
     if unknown:
         raise ConfigError(

@@ -72,6 +72,20 @@ def add_method_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """``--option NAME=VALUE`` items as config fields (values parsed as JSON when they are)."""
+    given: dict[str, Any] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--option {item!r} must look like NAME=VALUE")
+        try:
+            given[name.strip().replace("-", "_")] = json.loads(raw)
+        except json.JSONDecodeError:
+            given[name.strip().replace("-", "_")] = raw
+    return given
+
+
 def method_options(args: argparse.Namespace) -> dict[str, Any]:
     """The options the user gave, checked against the chosen method's config fields."""
     from ..methods import config_fields
@@ -92,14 +106,7 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
         given["normalize"] = NormalizeConfig(
             remove_punctuation=args.remove_punctuation, cjk_only=args.cjk_only
         )
-    for item in getattr(args, "option", []) or []:
-        name, sep, raw = item.partition("=")
-        if not sep:
-            raise ConfigError(f"--option {item!r} must look like NAME=VALUE")
-        try:
-            given[name.strip().replace("-", "_")] = json.loads(raw)
-        except json.JSONDecodeError:
-            given[name.strip().replace("-", "_")] = raw
+    given.update(parse_options(getattr(args, "option", []) or []))
     unknown = sorted(set(given) - fields)
     if unknown:
         flags = ", ".join("--" + u.replace("_", "-") for u in unknown)

@@ -42,6 +42,7 @@ from ..markup import strip_markup
 from ..normalize import encode_texts, normalize_many
 from ..pairs import PairSet
 from ..variants import fold_traditional
+from .base import identical_groups
 
 MATCH_KINDS = ("copy", "text")
 VERIFY_CHUNK = 1_000_000
@@ -327,7 +328,7 @@ class AutoMethod:
     # -- batch ----------------------------------------------------------------------------
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
         compared = self.compared(texts)
-        first, group, copies = _identical(compared)
+        first, group, copies = identical_groups(compared)
         reps = np.sort(first)
         prepared = self.prepare([compared[i] for i in reps.tolist()], fit=True)
         left, right, cstats = candidates_from_keys(*prepared.sketch)
@@ -415,26 +416,3 @@ def _concat_sets(
     values = np.concatenate([a[0], b[0]])
     offsets = np.concatenate([a[1], b[1][1:] + a[1][-1]])
     return values, offsets
-
-
-def _identical(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Groups of identical texts: first position of each group, group of each text, and the
-    positions that repeat an earlier text."""
-    cps, offsets = encode_texts(list(texts))
-    doc_hash = _kernels.document_hashes(cps, offsets)
-    order = np.argsort(doc_hash, kind="stable")
-    sorted_hash = doc_hash[order]
-    starts = np.r_[True, sorted_hash[1:] != sorted_hash[:-1]] if len(order) else np.empty(0, bool)
-    group = np.empty(len(texts), np.int64)
-    group[order] = np.cumsum(starts) - 1
-    first = order[starts]
-    copies = np.flatnonzero(first[group] != np.arange(len(texts)))
-    same = np.fromiter(
-        (texts[i] == texts[first[group[i]]] for i in copies.tolist()), bool, count=len(copies)
-    )
-    if not same.all():  # a 64-bit collision: the colliding texts get their own group
-        for i in copies[~same].tolist():
-            first = np.append(first, i)
-            group[i] = len(first) - 1
-        copies = copies[same]
-    return first, group, copies

@@ -7,6 +7,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .. import _kernels
+from ..normalize import encode_texts
 from ..pairs import PairSet
 
 
@@ -44,3 +46,26 @@ def is_close(
     scores = np.asarray(scores, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         return scores >= threshold if higher_is_closer else scores <= threshold
+
+
+def identical_groups(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Groups of identical texts: first position of each group, group of each text, and the
+    positions that repeat an earlier text."""
+    cps, offsets = encode_texts(list(texts))
+    doc_hash = _kernels.document_hashes(cps, offsets)
+    order = np.argsort(doc_hash, kind="stable")
+    sorted_hash = doc_hash[order]
+    starts = np.r_[True, sorted_hash[1:] != sorted_hash[:-1]] if len(order) else np.empty(0, bool)
+    group = np.empty(len(texts), np.int64)
+    group[order] = np.cumsum(starts) - 1
+    first = order[starts]
+    copies = np.flatnonzero(first[group] != np.arange(len(texts)))
+    same = np.fromiter(
+        (texts[i] == texts[first[group[i]]] for i in copies.tolist()), bool, count=len(copies)
+    )
+    if not same.all():  # a 64-bit collision: the colliding texts get their own group
+        for i in copies[~same].tolist():
+            first = np.append(first, i)
+            group[i] = len(first) - 1
+        copies = copies[same]
+    return first, group, copies

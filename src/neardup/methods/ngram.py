@@ -14,15 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import _kernels
 from ..config import NormalizeConfig
 from ..errors import ConfigError
 from ..index.ngram import CandidateStats, candidate_pairs, key_sets
 from ..markup import strip_markup
-from ..normalize import encode_texts, normalize_many
+from ..normalize import normalize_many
 from ..pairs import PairSet
 from ..variants import fold_traditional
 from ..verify import MEASURES, ngram_sets, similarity_pairs
+from .base import identical_groups
 
 
 @dataclass(frozen=True)
@@ -111,26 +111,7 @@ class NgramMethod:
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
         cfg = self.config
         norm = self.normalized(texts)
-        cps, offsets = encode_texts(norm)
-        doc_hash = _kernels.document_hashes(cps, offsets)
-        order = np.argsort(doc_hash, kind="stable")
-        sorted_hash = doc_hash[order]
-        starts = (
-            np.r_[True, sorted_hash[1:] != sorted_hash[:-1]] if len(order) else np.empty(0, bool)
-        )
-        group = np.empty(len(norm), np.int64)
-        group[order] = np.cumsum(starts) - 1
-        first = order[starts]  # stable sort: first position of each identical group
-        # exact copies (hash equality, confirmed on the text itself)
-        copies = np.flatnonzero(first[group] != np.arange(len(norm)))
-        same = np.fromiter(
-            (norm[i] == norm[first[group[i]]] for i in copies.tolist()), bool, count=len(copies)
-        )
-        if not same.all():  # a 64-bit collision: give the colliding texts their own group
-            for i in copies[~same].tolist():
-                first = np.append(first, i)
-                group[i] = len(first) - 1
-            copies = copies[same]
+        first, group, copies = identical_groups(norm)
         reps = np.sort(first)
         rep_texts = [norm[i] for i in reps.tolist()]
         left, right, stats = candidate_pairs(
