@@ -15,7 +15,7 @@ held, or false positives of the method.
 
 With ``datasketch`` installed, plain MinHash-LSH (character 3-grams of the normalised text,
 128 permutations, LSH threshold 0.5, no verification) is shown for scale. ``--sweep`` adds F1 by
-threshold for ``auto`` (``short_threshold`` on short texts, ``long_threshold`` on long ones) and
+threshold for ``auto`` (``short_similarity`` on short texts, ``containment`` on long ones) and
 for ``simhash`` (``max_distance``).
 """
 
@@ -151,12 +151,10 @@ def _sweep(method: str, name: str, values: Sequence) -> list[tuple[str, Callable
 
 
 SWEEPS: dict[str, list[tuple[str, Callable]]] = {
-    "short": _sweep("auto", "short_threshold", (0.3, 0.35, 0.4, 0.5))
-    + _sweep("auto", "ignore_punctuation", (False,))
-    + _sweep("auto", "short_strip_markup", (False,)),
-    "long": _sweep("auto", "long_threshold", (0.25, 0.3, 0.33, 0.35, 0.4))
-    + _sweep("auto", "ignore_punctuation", (False,))
-    + _sweep("auto", "long_max_distance", (6, 12))
+    "short": _sweep("auto", "short_similarity", (0.6, 0.7, 0.8, 0.9))
+    + _sweep("auto", "strip_markup", (False,)),
+    "long": _sweep("auto", "containment", (0.5, 0.6, 0.7, 0.8))
+    + _sweep("auto", "coverage", (0.4, 0.6))
     + _sweep("simhash", "max_distance", (3, 8)),
 }
 

@@ -53,3 +53,21 @@ def test_batch_equals_online_replay(method_name):
     assert sum(r != i for i, r in enumerate(rep)) > 20  # the corpus has duplicates to find
     mismatches = [(i, rep[i], online[i]) for i in range(len(texts)) if rep[i] != online[i]]
     assert not mismatches, mismatches[:10]
+
+
+def test_tables_file_round_trip_and_bad_files(tmp_path, capsys):
+    """The table `dedup` writes is what `index --tables` loads; other files are clear errors."""
+    from neardup.cli import main
+
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(SAMPLE.read_bytes())
+    assert main(["dedup", str(src), "-o", str(tmp_path / "out"), "--quiet"]) == 0
+    table = tmp_path / "out" / "common_grams.npz"
+    db = f"sqlite:///{tmp_path}/s.db"
+    assert main(["index", "add", str(src), "--db", db, "--tables", str(table)]) == 0
+    bad = tmp_path / "bad.npz"
+    bad.write_text("not a table")
+    for path in (bad, tmp_path / "missing.npz"):
+        code = main(["index", "add", str(src), "--db", "memory://", "--tables", str(path)])
+        assert code == 2
+        assert str(path) in capsys.readouterr().err

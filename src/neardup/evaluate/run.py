@@ -48,12 +48,7 @@ def evaluate_pairs(
         t0 = time.perf_counter()
         scores = np.asarray(method.score_pairs(data.text1, data.text2), np.float64)
         seconds = time.perf_counter() - t0
-        limit = (  # auto: each pair is judged by its route's threshold
-            method.pair_thresholds(data.text1, data.text2)
-            if hasattr(method, "pair_thresholds")
-            else method.threshold
-        )
-        predicted = is_close(scores, limit, higher_is_closer=method.higher_is_closer)
+        predicted = is_close(scores, method.threshold, higher_is_closer=method.higher_is_closer)
         entry: dict[str, Any] = {
             "measure": method.measure,
             "higher_is_closer": method.higher_is_closer,

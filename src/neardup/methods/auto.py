@@ -36,7 +36,7 @@ import numpy as np
 from .. import _kernels
 from ..config import NormalizeConfig
 from ..copyrule import CopyRule, CopyVerdict, judge_pairs, tokenize
-from ..errors import ConfigError
+from ..errors import ConfigError, InputError
 from ..index.ngram import candidates_from_keys
 from ..markup import strip_markup
 from ..normalize import encode_texts, normalize_many
@@ -151,14 +151,25 @@ class CommonGrams:
 
     @classmethod
     def load(cls, path: Any) -> CommonGrams:
-        with np.load(path) as z:
-            version = str(z["version"])
-            if version != TABLE_VERSION:
-                raise ConfigError(
-                    f"{path}: common-gram table version {version!r}, this neardup reads "
-                    f"{TABLE_VERSION!r}; refit it with `neardup dedup` on the original input"
-                )
-            return cls(z["values"].astype(np.uint64), int(z["documents"]), int(z["min_df"]))
+        """Read a table :meth:`save` wrote; a missing or foreign file is an ``InputError``."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                version = str(z["version"])
+                values = z["values"].astype(np.uint64)
+                documents, min_df = int(z["documents"]), int(z["min_df"])
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise InputError(
+                f"not a neardup common-gram table ({reason}); pass the common_grams.npz "
+                "that `neardup dedup` wrote",
+                source=str(path),
+            ) from None
+        if version != TABLE_VERSION:
+            raise ConfigError(
+                f"{path}: common-gram table version {version!r}, this neardup reads "
+                f"{TABLE_VERSION!r}; refit it with `neardup dedup` on the original input"
+            )
+        return cls(values, documents, min_df)
 
 
 @dataclass
