@@ -75,11 +75,13 @@ def test_auto_detector_ignores_markup_and_script(tmp_path):
     )
     plain.add("orig", "国务院总理主持召开常务会议，部署经济发展工作")
     assert not plain.check(repost).duplicate
+    det.close()
     again = Detector(store=open_store(url), method="auto")  # the compared text was stored
     assert [m.id for m in again.check(repost).matches] == ["orig"]
+    again.close()
     with pytest.raises(IncompatibleIndexError, match="fold_traditional"):
         Detector(store=open_store(url), method="auto", fold_traditional=False)
-    stored = open_store(url).snapshot().payloads[0]["text"]
+    stored = open_store(url, read_only=True).snapshot().payloads[0]["text"]
     assert stored == "国务院总理主持召开常务会议部署经济发展工作"  # punctuation ignored
 
 
@@ -107,8 +109,10 @@ def test_restart_and_settings_check(tmp_path):
     url = f"sqlite:///{tmp_path}/d.db"
     det = Detector(store=open_store(url), method="auto")
     det.add_many([(f"id{i}", t) for i, t in enumerate(variants(10))])
+    det.close()
     again = Detector(store=open_store(url), method="auto")
     assert len(again) == 10 and again.check(BASE).matches
+    again.close()
     with pytest.raises(IncompatibleIndexError, match="stored 'auto', now 'simhash'"):
         Detector(store=open_store(url), method="simhash")
 
@@ -187,9 +191,9 @@ def test_paragraph_detector_equals_pairwise_shares(tmp_path):
             kept.append(i)
     assert found_any
     # after a restart the paragraph fingerprints come back from the store: same answers
-    again = Detector(store=open_store(url), method="paragraph", max_matches=1000)
+    again = Detector(store=open_store(url, read_only=True), method="paragraph", max_matches=1000)
     for text in docs:
         before = {m.id for m in det.check(text).matches}
         assert {m.id for m in again.check(text).matches} == before
     with pytest.raises(IncompatibleIndexError):
-        Detector(store=open_store(url), method="paragraph", threshold=0.7)
+        Detector(store=open_store(url, read_only=True), method="paragraph", threshold=0.7)

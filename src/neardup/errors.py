@@ -8,6 +8,8 @@
     ├── IncompatibleIndexError        a persisted index was built with other parameters
     ├── MissingDependencyError (ImportError)   an optional extra is not installed
     └── StoreError                    a storage backend failed or holds inconsistent data
+        ├── StoreBusyError            locked, unreachable or in use by another writer: retry later
+        └── StoreFullError            the disk or database is full
 """
 
 from __future__ import annotations
@@ -47,6 +49,14 @@ class MissingDependencyError(NeardupError, ImportError):
 
 class StoreError(NeardupError):
     """A storage backend failed or holds inconsistent data."""
+
+
+class StoreBusyError(StoreError):
+    """The store is locked, unreachable or held by another writer; the same call may work later."""
+
+
+class StoreFullError(StoreError):
+    """The store cannot grow: the disk (or the database's quota) is full."""
 
 
 def require(module: str, *, extra: str, purpose: str):

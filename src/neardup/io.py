@@ -6,6 +6,12 @@ CSV/TSV, the row for Parquet) so that errors can name it. A bad record raises
 yielded as a :class:`Skipped` entry with its reason, so callers can count it: nothing is dropped
 silently. Texts that are empty or only white space are always reported as ``Skipped`` with reason
 ``empty_text``.
+
+A compressed file that breaks off (``truncated``) or turns corrupt (``corrupt_stream``) after some
+records has one more bad record: the records before the break are read, the lost tail is one
+``Skipped`` entry (or an ``InputError``). An id that is not valid UTF-8 is a bad record
+(``invalid_utf8``); a compressed file that yields nothing or a CSV header that is not valid UTF-8
+is always an ``InputError`` naming the file.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import gzip
 import io
 import os
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +46,11 @@ _SUFFIX_FORMAT = {
 }
 _COMPRESSIONS = (".gz", ".zst")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or lone surrogates
+LOST_TAIL = ("truncated", "corrupt_stream")  # reasons of a Skipped entry standing for a lost tail
+_KEPT_EXT = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "text": ".txt"}
+KEPT_NAMES = frozenset(
+    "kept" + ext + c for ext in _KEPT_EXT.values() for c in ("", *_COMPRESSIONS)
+)  # every name :func:`kept_name` can give
 csv.field_size_limit(1 << 30)
 
 
@@ -83,11 +95,67 @@ def open_binary(path: str | os.PathLike, mode: str = "rb") -> BinaryIO:
         import zstandard
 
         if "r" in mode:
-            raw = open(p, "rb")  # noqa: SIM115 - closed by the stream reader
-            return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
+            return io.BufferedReader(_ZstdReader(p), buffer_size=1 << 16)
         raw = open(p, "wb")  # noqa: SIM115 - closed by the stream writer
         return zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=True)  # type: ignore
     return open(p, mode)
+
+
+class _ZstdReader(io.RawIOBase):
+    """Decompress a .zst file frame by frame; input that ends inside a frame raises ``EOFError``.
+
+    (zstandard's own stream reader treats a cut-off frame as a normal end of file.)
+    """
+
+    def __init__(self, path: str):
+        import zstandard
+
+        self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self._context = zstandard.ZstdDecompressor()
+        self._frame = self._context.decompressobj()
+        self._in_frame = False  # the current frame has had input
+        self._out = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._out:
+            data = self._frame.unused_data if self._frame.eof else b""
+            if self._frame.eof:
+                self._frame, self._in_frame = self._context.decompressobj(), False
+            data = data or self._file.read(1 << 17)
+            if not data:
+                if self._in_frame:
+                    raise EOFError("zstd data ended before the end of the frame")
+                return 0
+            self._in_frame = True
+            self._out = memoryview(self._frame.decompress(data))
+        n = min(len(buffer), len(self._out))
+        buffer[:n] = self._out[:n]
+        self._out = self._out[n:]
+        return n
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def _stream_errors() -> tuple[type[Exception], ...]:
+    """What gzip, zlib and zstandard raise on truncated or corrupt compressed input."""
+    import zstandard
+
+    return (EOFError, gzip.BadGzipFile, zlib.error, zstandard.ZstdError)
+
+
+def escape_undecodable(value: str) -> str:
+    """``value`` with undecodable bytes written as ``\\xff`` escapes, so it encodes as UTF-8."""
+    return _SURROGATE.sub(_escape_surrogate, value)
+
+
+def _escape_surrogate(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
 def check_input(path: str | os.PathLike) -> Path:
@@ -120,6 +188,9 @@ def check_row(
                 f"id field {id_field!r} is {type(doc_id).__name__}, not a string or integer",
             )
         doc_id = str(doc_id)
+    if _SURROGATE.search(doc_id):
+        bad = escape_undecodable(doc_id)
+        return Skipped(number, bad, "invalid_utf8", f"id {bad!r} is not valid UTF-8")
     if text_field not in row:
         fields = ", ".join(sorted(map(str, row)))[:200]
         return Skipped(
@@ -190,10 +261,14 @@ class RecordReader:
             "parquet": self._parquet,
             "text": self._text,
         }[self.format]()
-        empty = True
-        for item in rows:
-            empty = False
-            yield item
+        empty, last = True, 0
+        try:
+            for item in rows:
+                empty, last = False, item.number
+                yield item
+        except _stream_errors() as exc:
+            yield self._broken(last, exc)
+            return
         if empty:
             self._bad(0, None, "empty_file", "the file holds no records")
 
@@ -204,6 +279,18 @@ class RecordReader:
                 return Skipped(number, doc_id, reason, message)
             raise InputError(message, source=self.source, record=number or None)
         return Skipped(number, doc_id, reason, message)
+
+    def _broken(self, last: int, exc: Exception) -> Skipped:
+        """The tail lost after record ``last`` to a truncated or corrupt compressed stream."""
+        if not last:
+            suffix = Path(self.source).suffix
+            raise InputError(f"not a readable {suffix} file ({exc})", source=self.source) from None
+        if isinstance(exc, EOFError):
+            reason, what = "truncated", "the file is truncated"
+        else:
+            reason, what = "corrupt_stream", "the compressed data is corrupt"
+        message = f"{what} after record {last}, the rest is lost ({exc})"
+        return self._bad(last + 1, None, reason, message)
 
     def _record(self, number: int, row: dict[str, Any], raw: Any) -> Record | Skipped:
         item = check_row(number, row, raw, text_field=self.text_field, id_field=self.id_field)
@@ -234,6 +321,11 @@ class RecordReader:
                 return
             except csv.Error as exc:
                 raise InputError(f"malformed header ({exc})", source=self.source) from None
+            bad = [escape_undecodable(h) for h in header if _SURROGATE.search(h)]
+            if bad:
+                raise InputError(
+                    f"the header is not valid UTF-8 (column {bad[0]!r})", source=self.source
+                )
             width = len(header)
             number = 0
             while True:
@@ -305,7 +397,8 @@ def write_kept(reader: RecordReader, out_path: Path, keep_numbers: Iterable[int]
 
     Reads the input again (so the texts need not stay in memory) and copies kept records
     unchanged: JSONL and text lines byte for byte, CSV/TSV rows with the same header, Parquet
-    rows with the full schema. Returns the number written.
+    rows with the full schema. Stops after the last kept record, so a truncated tail the first
+    reading skipped is not read again. Returns the number written.
     """
     keep = keep_numbers if isinstance(keep_numbers, set) else set(keep_numbers)
     fmt = reader.format
@@ -314,10 +407,13 @@ def write_kept(reader: RecordReader, out_path: Path, keep_numbers: Iterable[int]
     written = 0
     with open_binary(out_path, "wb") as out:
         if fmt in ("jsonl", "text"):
-            for number, line in enumerate(open_binary(reader.path), 1):
-                if number in keep:
-                    out.write(line if line.endswith(b"\n") else line + b"\n")
-                    written += 1
+            with open_binary(reader.path) as lines:
+                for number, line in enumerate(lines, 1) if keep else ():
+                    if number in keep:
+                        out.write(line if line.endswith(b"\n") else line + b"\n")
+                        written += 1
+                        if written == len(keep):
+                            break
             return written
         text_out = io.TextIOWrapper(out, encoding="utf-8", errors="surrogateescape", newline="")
         writer = csv.writer(text_out, delimiter="\t" if fmt == "tsv" else ",")
@@ -326,13 +422,15 @@ def write_kept(reader: RecordReader, out_path: Path, keep_numbers: Iterable[int]
             rows = csv.reader(handle, delimiter=writer.dialect.delimiter)
             writer.writerow(next(rows))
             number = 0
-            for values in rows:
+            for values in rows if keep else ():
                 if not values:
                     continue
                 number += 1
                 if number in keep:
                     writer.writerow(values)
                     written += 1
+                    if written == len(keep):
+                        break
         text_out.flush()
         text_out.detach()
     return written
@@ -364,5 +462,4 @@ def kept_name(reader: RecordReader) -> str:
         compression = ""
     if reader.format == "parquet":
         compression = ""
-    ext = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "text": ".txt"}
-    return "kept" + ext[reader.format] + compression
+    return "kept" + _KEPT_EXT[reader.format] + compression

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import FINGERPRINT_VERSION
-from .errors import ConfigError, NeardupError
+from .errors import ConfigError, InputError, NeardupError
 from .methods import DEFAULT_METHOD, create, online_methods
 from .methods.incremental import Doc, Match
 from .simhash import feature_hash
+from .store.base import StoredDocument
 
 DETECTOR_METHODS = online_methods()
 
@@ -93,7 +94,10 @@ class Detector:
         self.store_duplicates = store_duplicates
         self.max_matches = max_matches
         self._lock = threading.RLock()
-        self._hashes: dict[str, int] = {}
+        self._hashes: dict[str, int] = {}  # every stored id -> text hash
+        self._indexed: set[str] = set()  # the kept ids, in the index
+        self._seq = 0  # the store position this process has seen (shared stores)
+        self._stale = False
         self._duplicates = 0
         store.check_meta(FINGERPRINT_VERSION, self.persisted())
         self._load()
@@ -114,11 +118,69 @@ class Detector:
         ):
             if dup is None:
                 self.index.restore(doc_id, int(fp), payload)
+                self._indexed.add(doc_id)
             self._hashes[doc_id] = int(th)
+        self._seq = snap.last_seq
+
+    def _reload(self) -> None:
+        """Rebuild everything from the store (after a failure the index could not be repaired)."""
+        self.index = self.method.online_index()
+        self._hashes.clear()
+        self._indexed.clear()
+        self._load()
+        self._stale = False
+
+    def _catch_up(self) -> None:
+        """Apply what other processes committed since we last looked (shared stores)."""
+        if self._stale:
+            self._reload()
+            return
+        if not self.store.shared:
+            return
+        for seq, item in self.store.changes_since(self._seq).in_order():
+            if isinstance(item, str):
+                self._forget(item)
+            else:
+                self._forget(item.id)
+                self._remember(item)
+            self._seq = max(self._seq, seq)
+
+    def _forget(self, doc_id: str) -> None:
+        if doc_id in self._indexed:
+            self.index.remove(doc_id)
+            self._indexed.discard(doc_id)
+        self._hashes.pop(doc_id, None)
+
+    def _remember(self, doc: StoredDocument) -> None:
+        if doc.duplicate_of is None:
+            self.index.restore(doc.id, doc.fingerprint, doc.payload)
+            self._indexed.add(doc.id)
+        self._hashes[doc.id] = doc.text_hash
+
+    def _repair(self, doc_ids: set[str]) -> None:
+        """After a failed write: the documents it touched look as the store has them again."""
+        for doc_id in doc_ids:
+            self._forget(doc_id)
+        try:
+            for doc_id in doc_ids:
+                stored = self.store.get(doc_id)
+                if stored is not None:
+                    self._remember(stored)
+        except Exception:  # the store is unreadable now: rebuild before the next decision
+            self._stale = True
+
+    def _committed(self) -> None:
+        """Our own write is committed: later catch-ups start after it."""
+        if self.store.shared:
+            self._seq = self.store.last_seq()
 
     def _prepare(self, doc_id: str, text: str) -> _Prepared:
         if not isinstance(text, str):
-            raise TypeError(f"text must be a string, got {type(text).__name__}")
+            raise InputError(f"the text of document {doc_id!r} is a {type(text).__name__}")
+        if not _encodable(text):
+            raise InputError(
+                f"the text of document {doc_id!r} is not valid Unicode (an unpaired surrogate)"
+            )
         return _Prepared(doc_id, feature_hash(text), len(text), self.index.prepare(text))
 
     def _matches(self, p: _Prepared, *, exclude: str | None = None) -> list[Match]:
@@ -128,6 +190,7 @@ class Detector:
     def check(self, text: str) -> CheckResult:
         p = self._prepare("", text)
         with self._lock:
+            self._catch_up()
             matches = self._matches(p)
         return CheckResult(bool(matches), matches)
 
@@ -142,81 +205,84 @@ class Detector:
         checkpoint: tuple[str, str] | None = None,
     ) -> list[AddResult]:
         """Check and insert several documents in one store transaction (order matters: a later
-        item is checked against the earlier ones)."""
-        from .store.base import StoredDocument  # the record type only; no I/O happens here
-
+        item is checked against the earlier ones). An id may appear once per call."""
         prepared = [self._prepare(str(doc_id), text) for doc_id, text in items]
+        _refuse_repeated_ids(prepared)
         with self._lock:
-            results: list[AddResult] = []
-            rows: list[StoredDocument] = []
-            added: list[_Prepared] = []
-            replaced: list[str] = []
-            batch_hashes: dict[str, int] = {}
+            touched: set[str] = set()
             try:
-                for p in prepared:
-                    old = batch_hashes.get(p.doc_id, self._hashes.get(p.doc_id))
-                    status = "inserted"
-                    if old is not None:
-                        if old == p.text_hash:
-                            matches = self._matches(p, exclude=p.doc_id)
-                            results.append(AddResult(bool(matches), matches, False, "unchanged"))
-                            continue
-                        if not replace:
-                            raise DocumentConflictError(
-                                f"document {p.doc_id!r} is already stored with a different text; "
-                                "send replace=true to replace it"
-                            )
-                        status = "replaced"
-                        self._unindex(p.doc_id)
-                        replaced.append(p.doc_id)
-                    matches = self._matches(p, exclude=p.doc_id)
-                    duplicate = bool(matches)
-                    if duplicate and not self.store_duplicates:
-                        results.append(AddResult(True, matches, False, "duplicate_not_stored"))
-                        continue
-                    rows.append(
-                        StoredDocument(
-                            p.doc_id,
-                            p.doc.fingerprint,
-                            p.length,
-                            p.text_hash,
-                            matches[0].id if duplicate else None,
-                            time.time(),
-                            p.doc.payload,
-                        )
-                    )
-                    if not duplicate:  # only kept documents are matched against
-                        self.index.add(p.doc_id, p.doc)
-                    self._hashes[p.doc_id] = p.text_hash
-                    batch_hashes[p.doc_id] = p.text_hash
-                    added.append(p)
-                    results.append(AddResult(duplicate, matches, True, status))
-                self.store.put_many(rows, checkpoint=checkpoint)
+                with self.store.writing():
+                    self._catch_up()
+                    results, rows = self._decide(prepared, replace=replace, touched=touched)
+                    self.store.put_many(rows, checkpoint=checkpoint)
+                    self._committed()
             except BaseException:
-                for p in added:  # nothing acknowledged: the index follows the store
-                    self._unindex(p.doc_id)
-                for doc_id in replaced:
-                    self._restore(doc_id)
+                self._repair(touched)  # nothing acknowledged: the index follows the store
                 raise
             self._duplicates += sum(1 for r in results if r.inserted and r.duplicate)
         return results
 
-    def _unindex(self, doc_id: str) -> None:
-        self.index.remove(doc_id)
-        self._hashes.pop(doc_id, None)
-
-    def _restore(self, doc_id: str) -> None:
-        doc = self.store.get(doc_id)
-        if doc is not None:
-            if doc.duplicate_of is None:
-                self.index.restore(doc.id, doc.fingerprint, doc.payload)
-            self._hashes[doc.id] = doc.text_hash
+    def _decide(
+        self, prepared: list[_Prepared], *, replace: bool, touched: set[str]
+    ) -> tuple[list[AddResult], list[StoredDocument]]:
+        """Each document in order: unchanged, conflict, duplicate or new; the index follows."""
+        results: list[AddResult] = []
+        rows: list[StoredDocument] = []
+        for p in prepared:
+            old = self._hashes.get(p.doc_id)
+            status = "inserted"
+            if old is not None:
+                if old == p.text_hash:
+                    matches = self._matches(p, exclude=p.doc_id)
+                    results.append(AddResult(bool(matches), matches, False, "unchanged"))
+                    continue
+                if not replace:
+                    raise DocumentConflictError(
+                        f"document {p.doc_id!r} is already stored with a different text; "
+                        "send replace=true to replace it"
+                    )
+                status = "replaced"
+                touched.add(p.doc_id)
+                self._forget(p.doc_id)
+            matches = self._matches(p, exclude=p.doc_id)
+            duplicate = bool(matches)
+            if duplicate and not self.store_duplicates:
+                results.append(AddResult(True, matches, False, "duplicate_not_stored"))
+                continue
+            row = StoredDocument(
+                p.doc_id,
+                p.doc.fingerprint,
+                p.length,
+                p.text_hash,
+                matches[0].id if duplicate else None,
+                time.time(),
+                p.doc.payload,
+            )
+            rows.append(row)
+            touched.add(p.doc_id)
+            if not duplicate:  # only kept documents are matched against
+                self.index.add(p.doc_id, p.doc)
+                self._indexed.add(p.doc_id)
+            self._hashes[p.doc_id] = p.text_hash
+            results.append(AddResult(duplicate, matches, True, status))
+        return results, rows
 
     def remove(self, doc_id: str) -> bool:
         with self._lock:
-            removed = self.store.delete(doc_id)
-            self._unindex(doc_id)
+            try:
+                with self.store.writing():
+                    self._catch_up()
+                    removed = self.store.delete(doc_id)
+                    self._committed()
+            except BaseException:
+                self._repair({doc_id})
+                raise
+            self._forget(doc_id)
             return removed
+
+    def close(self) -> None:
+        """Close the store (and release an SQLite store's writer lock)."""
+        self.store.close()
 
     def get(self, doc_id: str):
         return self.store.get(doc_id)
@@ -228,6 +294,8 @@ class Detector:
         return len(self._hashes)
 
     def stats(self) -> dict[str, Any]:
+        with self._lock:
+            self._catch_up()
         return {
             "documents": len(self._hashes),
             "method": self.method_name,
@@ -236,3 +304,22 @@ class Detector:
             "fingerprint_version": FINGERPRINT_VERSION,
             "duplicates_inserted_since_start": self._duplicates,
         }
+
+
+def _refuse_repeated_ids(prepared: list[_Prepared]) -> None:
+    first: dict[str, int] = {}
+    for i, p in enumerate(prepared):
+        if p.doc_id in first:
+            raise InputError(
+                f"document id {p.doc_id!r} appears twice in one batch (items {first[p.doc_id]} "
+                f"and {i}); send each id once per batch"
+            )
+        first[p.doc_id] = i
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -2,45 +2,17 @@
 
 import os
 import signal
-import socket
-import subprocess
-import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 httpx = pytest.importorskip("httpx")
+from serverproc import free_port, start  # noqa: E402
 
 TEXT = (
     "国务院总理主持召开国务院常务会议，部署进一步稳外贸稳外资的措施，要求各地区各部门抓好落实，"
     "确保经济运行在合理区间，为全年经济社会发展目标任务的完成提供有力支撑。"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start(db: str, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "neardup", "serve", "--db", db, "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-        if proc.poll() is not None:
-            raise RuntimeError(proc.stderr.read().decode())
-    proc.kill()
-    raise RuntimeError("server did not start")
 
 
 @pytest.mark.slow

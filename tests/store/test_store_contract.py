@@ -1,43 +1,12 @@
 """One contract, every backend: memory, SQLite, and a real PostgreSQL server."""
 
-import os
 import threading
-import uuid
 
 import numpy as np
 import pytest
 
 from neardup.errors import ConfigError, IncompatibleIndexError
 from neardup.store import StoredDocument, open_store, to_signed, to_unsigned
-
-PG_URL = os.environ.get("NEARDUP_TEST_POSTGRES_URL")
-
-
-def _pg_url():
-    if not PG_URL:
-        pytest.skip(
-            "no PostgreSQL server: set NEARDUP_TEST_POSTGRES_URL (bash .ci/postgres.sh starts one)"
-        )
-    return PG_URL
-
-
-@pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store_url(request, tmp_path):
-    if request.param == "memory":
-        yield "memory://"
-        return
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path}/store.db"
-        return
-    url = _pg_url()
-    psycopg = pytest.importorskip("psycopg")
-    schema = "t_" + uuid.uuid4().hex[:12]  # an empty schema per test
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    sep = "&" if "?" in url else "?"
-    yield f"{url}{sep}options=-csearch_path%3D{schema}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 def doc(i, fp=None, text_hash=None, payload=None):

@@ -2,6 +2,8 @@
 
 Each subcommand module exposes ``register(subparsers)``, which adds its parser and sets
 ``func(args) -> int``. ``main(argv)`` returns the exit code, so tests call it in-process.
+What a command opens for its run (stores, detectors) it registers on ``args.resources``, an
+ExitStack that ``main`` closes when the command ends, also on error.
 Exit codes: 0 success, 1 the command ran but found a problem it reports (e.g. failed checks),
 2 bad usage or bad input (a clear message, never a traceback), 130 interrupted.
 """
@@ -9,6 +11,7 @@ Exit codes: 0 success, 1 the command ran but found a problem it reports (e.g. fa
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Sequence
@@ -45,7 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.func(args) or 0)
+        with contextlib.ExitStack() as args.resources:
+            return int(args.func(args) or 0)
     except NeardupError as exc:
         print(f"neardup: error: {exc}", file=sys.stderr)
         return 2

@@ -1,12 +1,21 @@
-"""``neardup dedup INPUT -o OUTDIR``: deduplicate a file, write kept records, clusters and a summary."""
+"""``neardup dedup INPUT -o OUTDIR``: deduplicate a file, write kept records, clusters and a summary.
+
+A run writes its files into ``OUTDIR/.neardup-run-<run id>/`` and then moves them into place,
+``summary.json`` last: the summary is the completion marker. It names the run (``run_id``) and
+lists every file of the run with its size and SHA-256 (``files``). A run killed at any point
+leaves either the previous complete output or no ``summary.json``, never a mix.
+"""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import shutil
 import sys
 import time
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,13 +27,27 @@ from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..config import FINGERPRINT_VERSION
 from ..dedup import DedupResult, cluster_result, dedup_with
 from ..errors import InputError
-from ..io import FORMATS, ON_ERROR, Record, RecordReader, Skipped, kept_name, write_kept
+from ..io import (
+    FORMATS,
+    KEPT_NAMES,
+    LOST_TAIL,
+    ON_ERROR,
+    Record,
+    RecordReader,
+    Skipped,
+    escape_undecodable,
+    kept_name,
+    write_kept,
+)
 from ..methods import create
 from ..pairs import METHODS
 from .options import add_method_options, method_options, record_reader
 
 CHUNK = 100_000
 TABLES_FILE = "common_grams.npz"
+SUMMARY = "summary.json"
+OUTPUT_NAMES = KEPT_NAMES | {"clusters.csv", "skipped.jsonl", "pairs.csv", TABLES_FILE}
+STAGE_PREFIX = ".neardup-run-"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,11 +99,20 @@ def prepare_output(path: str) -> Path:
         probe = out / ".neardup-write-test"
         probe.write_bytes(b"")
         probe.unlink()
+        remove_leftovers(out)
     except OSError as exc:
         raise InputError(
             f"cannot write the output directory ({exc.strerror})", source=str(out)
         ) from None
     return out
+
+
+def remove_leftovers(out: Path) -> None:
+    """Remove what killed runs left: staging directories and old-style ``.partial-*`` files."""
+    for path in out.glob(STAGE_PREFIX + "*"):
+        shutil.rmtree(path, ignore_errors=True)
+    for path in out.glob(".partial-*"):
+        path.unlink(missing_ok=True)
 
 
 def progress(quiet: bool, desc: str):
@@ -94,6 +126,12 @@ def progress(quiet: bool, desc: str):
         disable=quiet or not sys.stderr.isatty(),
         mininterval=0.5,
     )
+
+
+def warn_lost_tail(reader: RecordReader, item: Skipped) -> None:
+    """Say on stderr (even with --quiet) that a truncated or corrupt input lost its tail."""
+    if item.reason in LOST_TAIL:
+        print(f"neardup: warning: {reader.source}: {item.message}", file=sys.stderr)
 
 
 def read_all(reader: RecordReader, method: Any, *, quiet: bool):
@@ -111,6 +149,7 @@ def read_all(reader: RecordReader, method: Any, *, quiet: bool):
     for item in reader:
         bar.update(1)
         if isinstance(item, Skipped):
+            warn_lost_tail(reader, item)
             skipped.append(item)
             continue
         rec: Record = item
@@ -154,48 +193,22 @@ def run(args: argparse.Namespace) -> int:
     ids, numbers, lengths, texts, skipped, fps = read_all(reader, method, quiet=args.quiet)
     timings["read" if fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
 
-    if fps is not None:
-        t0 = time.perf_counter()
-        pairs = method.pairs_from_fingerprints(fps)
-        timings["find_pairs"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        result = cluster_result(
-            method.name,
-            pairs,
-            len(ids),
-            keep=args.keep,
-            lengths=lengths,
-            fingerprints=fps,
-            clusters=args.clusters,
-        )
-        timings["cluster"] = time.perf_counter() - t0
-    else:
-        result = dedup_with(method, texts, keep=args.keep, lengths=lengths, clusters=args.clusters)
-        timings.update(result.timings)
-        del texts
+    result = find_duplicates(args, method, lengths, texts, fps, timings)
+    del texts
 
-    t0 = time.perf_counter()
-    rep = result.clusters.representative
-    is_rep = rep == np.arange(len(rep))
-    kept_numbers = set(np.asarray(numbers, np.int64)[is_rep].tolist())
-    kept_path = out / kept_name(reader)
-    written = _atomic(kept_path, lambda p: write_kept(reader, p, kept_numbers))
-    _atomic(out / "clusters.csv", lambda p: write_clusters(p, ids, result))
-    if skipped:
-        _atomic(out / "skipped.jsonl", lambda p: write_skipped(p, skipped))
-    if args.pairs:
-        _atomic(out / "pairs.csv", lambda p: write_pairs(p, ids, result))
-    tables = getattr(method, "tables", None)
-    if tables is not None:  # frozen tables the run fitted: the online detector loads them
-        _atomic(out / TABLES_FILE, tables.save)
-    timings["write"] = time.perf_counter() - t0
-    timings["total"] = time.perf_counter() - t_start
-
-    summary = build_summary(args, method, reader, ids, skipped, result, written, kept_path, timings)
-    _atomic(
-        out / "summary.json",
-        lambda p: p.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n"),
-    )
+    run_id = uuid.uuid4().hex
+    stage = out / (STAGE_PREFIX + run_id)
+    stage.mkdir()
+    try:
+        t0 = time.perf_counter()
+        written, kept = write_outputs(stage, args, method, reader, ids, numbers, skipped, result)
+        timings["write"] = time.perf_counter() - t0
+        timings["total"] = time.perf_counter() - t_start
+        summary = build_summary(args, method, reader, ids, skipped, result, written, kept, timings)
+        write_summary(stage, run_id, summary)
+        publish(stage, out)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
     if not args.quiet:
         c = summary["counts"]
         print(
@@ -207,11 +220,83 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _atomic(path: Path, write):
-    tmp = path.with_name(".partial-" + path.name)  # same suffix: compression follows the name
-    result = write(tmp)
-    os.replace(tmp, path)
+def find_duplicates(args, method, lengths, texts, fps, timings) -> DedupResult:
+    """Pairs and clusters: from the fingerprints of a streaming method, else from the texts."""
+    if fps is None:
+        result = dedup_with(method, texts, keep=args.keep, lengths=lengths, clusters=args.clusters)
+        timings.update(result.timings)
+        return result
+    t0 = time.perf_counter()
+    pairs = method.pairs_from_fingerprints(fps)
+    timings["find_pairs"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    result = cluster_result(
+        method.name,
+        pairs,
+        len(fps),
+        keep=args.keep,
+        lengths=lengths,
+        fingerprints=fps,
+        clusters=args.clusters,
+    )
+    timings["cluster"] = time.perf_counter() - t0
     return result
+
+
+def write_outputs(stage, args, method, reader, ids, numbers, skipped, result) -> tuple[int, Path]:
+    """Write every output but the summary into ``stage``; ``(records kept, kept file)``."""
+    rep = result.clusters.representative
+    is_rep = rep == np.arange(len(rep))
+    kept_numbers = set(np.asarray(numbers, np.int64)[is_rep].tolist())
+    kept_path = stage / kept_name(reader)
+    written = write_kept(reader, kept_path, kept_numbers)
+    write_clusters(stage / "clusters.csv", ids, result)
+    if skipped:
+        write_skipped(stage / "skipped.jsonl", skipped)
+    if args.pairs:
+        write_pairs(stage / "pairs.csv", ids, result)
+    tables = getattr(method, "tables", None)
+    if tables is not None:  # frozen tables the run fitted: the online detector loads them
+        tables.save(stage / TABLES_FILE)
+    return written, kept_path
+
+
+def write_summary(stage: Path, run_id: str, summary: dict) -> None:
+    """The summary with the run id and the manifest of the other files in ``stage``."""
+    summary = {"run_id": run_id, **summary, "files": manifest(stage)}
+    text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+    (stage / SUMMARY).write_text(text, encoding="utf-8")
+
+
+def manifest(stage: Path) -> dict[str, dict[str, Any]]:
+    """Size and SHA-256 of each file in ``stage``, so a reader can check they belong to the run."""
+    files = {}
+    for path in sorted(stage.iterdir()):
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        files[path.name] = {"bytes": path.stat().st_size, "sha256": digest.hexdigest()}
+    return files
+
+
+def publish(stage: Path, out: Path) -> None:
+    """Move the run's files from ``stage`` into ``out``, the summary last.
+
+    The old summary goes first, so until the new one lands the directory reads as incomplete;
+    outputs of an older run that this run does not write (say its pairs.csv) are removed.
+    """
+    names = sorted(p.name for p in stage.iterdir() if p.name != SUMMARY)
+    (out / SUMMARY).unlink(missing_ok=True)
+    for stale in sorted(OUTPUT_NAMES - set(names)):
+        (out / stale).unlink(missing_ok=True)
+    for name in names:
+        _move(stage / name, out / name)
+    _move(stage / SUMMARY, out / SUMMARY)
+
+
+def _move(source: Path, target: Path) -> None:
+    os.replace(source, target)
 
 
 def write_clusters(path: Path, ids: list[str], result: DedupResult) -> None:
@@ -243,12 +328,9 @@ def write_skipped(path: Path, skipped: list[Skipped]) -> None:
 
     with open(path, "wb") as f:
         for s in skipped:
-            f.write(
-                orjson.dumps(
-                    {"record": s.number, "id": s.id, "reason": s.reason, "message": s.message}
-                )
-                + b"\n"
-            )
+            doc_id = None if s.id is None else escape_undecodable(s.id)
+            row = {"record": s.number, "id": doc_id, "reason": s.reason}
+            f.write(orjson.dumps({**row, "message": escape_undecodable(s.message)}) + b"\n")
 
 
 def write_pairs(path: Path, ids: list[str], result: DedupResult) -> None:

@@ -63,19 +63,31 @@ def detector_options(args: argparse.Namespace) -> dict[str, Any]:
     return given
 
 
-def open_detector(args: argparse.Namespace):
-    from ..online import Detector
+def open_store_for(args: argparse.Namespace, *, read_only: bool = False):
+    """The store of ``--db``, closed when the command ends (see :mod:`neardup.cli`)."""
     from ..store import open_store
+
+    store = open_store(args.db, read_only=read_only)
+    resources = getattr(args, "resources", None)
+    if resources is not None:
+        resources.callback(store.close)
+    return store
+
+
+def open_detector(args: argparse.Namespace, *, read_only: bool = False):
+    """The detector of the command's options; ``read_only`` for commands that only look."""
+    from ..online import Detector
 
     tables = None
     if getattr(args, "tables", None):
         from ..methods.auto import CommonGrams
 
         tables = CommonGrams.load(args.tables)
+    options = detector_options(args)
     return Detector(
-        store=open_store(args.db),
+        store=open_store_for(args, read_only=read_only),
         method=args.method,
-        options=detector_options(args),
+        options=options,
         tables=tables,
         store_duplicates=args.store_duplicates,
     )

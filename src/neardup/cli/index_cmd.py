@@ -9,9 +9,10 @@ from pathlib import Path
 
 import orjson
 
-from ..io import FORMATS, ON_ERROR, Record, Skipped
-from .dedup_cmd import progress
-from .detector_options import DEFAULT_DB, add_detector_options, open_detector
+from ..errors import InputError
+from ..io import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
+from .dedup_cmd import progress, warn_lost_tail
+from .detector_options import DEFAULT_DB, add_detector_options, open_detector, open_store_for
 from .options import record_reader
 
 
@@ -53,6 +54,18 @@ def _records(args):
     return record_reader(args)
 
 
+def _reading(reader, counts: dict[str, int]):
+    """The reader's items; an input error also says how many documents were committed."""
+    try:
+        yield from reader
+    except InputError as exc:
+        done = sum(counts[s] for s in ("inserted", "replaced", "unchanged", "duplicate_not_stored"))
+        if not done:
+            raise
+        note = f"{done} documents were committed before it; a rerun resumes after them"
+        raise InputError(f"{exc.reason}; {note}", source=exc.source, record=exc.record) from None
+
+
 def run_add(args: argparse.Namespace) -> int:
     if args.batch_size < 1:
         from ..errors import ConfigError
@@ -83,7 +96,7 @@ def run_add(args: argparse.Namespace) -> int:
         batch.clear()
 
     seen = 0
-    for item in reader:
+    for item in _reading(reader, counts):
         if item.number <= done:
             counts["already_done"] += 1
             continue
@@ -93,9 +106,11 @@ def run_add(args: argparse.Namespace) -> int:
         bar.update(1)
         if isinstance(item, Skipped):
             counts["skipped"] += 1
+            warn_lost_tail(reader, item)
         else:
             batch.append(item)
-        last = item.number
+        if not (isinstance(item, Skipped) and item.reason in LOST_TAIL):
+            last = item.number  # not past a lost tail: the repaired file resumes there
         if len(batch) >= args.batch_size:
             flush(last)
     if batch or last > done:
@@ -107,7 +122,7 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_query(args: argparse.Namespace) -> int:
-    detector = open_detector(args)
+    detector = open_detector(args, read_only=True)
     out = sys.stdout.buffer
     for item in _records(args):
         if isinstance(item, Skipped):
@@ -127,9 +142,7 @@ def run_query(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    from ..store import open_store
-
-    store = open_store(args.db)
+    store = open_store_for(args)
     missing = [i for i in args.ids if not store.delete(i)]
     for i in missing:
         print(f"neardup: no document with id {i!r}", file=sys.stderr)
@@ -137,8 +150,6 @@ def run_remove(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from ..store import open_store
-
-    store = open_store(args.db)
+    store = open_store_for(args, read_only=True)
     print(json.dumps({"store": store.url, "documents": store.count(), **store.meta()}, indent=2))
     return 0

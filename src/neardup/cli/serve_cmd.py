@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import ipaddress
 import os
 import sys
+from pathlib import Path
 
-from ..errors import require
+from ..errors import ConfigError, require
+from ..store.url import redact
 from .detector_options import add_detector_options, open_detector
 
 
@@ -22,10 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument(
-        "--api-key",
-        default=os.environ.get("NEARDUP_API_KEY"),
-        help="require this key for write endpoints (default: $NEARDUP_API_KEY)",
+        "--api-key-file",
+        help="require the key in this file (first line) for write endpoints; or set "
+        "$NEARDUP_API_KEY (a key on the command line would show in `ps`)",
     )
+    p.add_argument("--api-key", help=argparse.SUPPRESS)  # refused with a pointer to the above
     p.add_argument(
         "--max-body-bytes",
         type=int,
@@ -33,6 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="largest request body accepted (default 1 MiB)",
     )
     p.add_argument("--log-level", default="warning", help="uvicorn log level (default warning)")
+    p.add_argument(
+        "--access-log",
+        choices=("none", "json"),
+        default="none",
+        help="one JSON line per request on stderr (request id, route, status, duration)",
+    )
     p.set_defaults(func=run)
 
 
@@ -40,9 +50,36 @@ def warm_up(app) -> None:
     """Run each request path once (loads compiled kernels and lazy imports) without side effects."""
     from fastapi.testclient import TestClient
 
-    with TestClient(app) as client:
+    with TestClient(app.app) as client:  # past the guard: no metrics, no access log
         client.post("/v1/check", json={"text": "warm up 预热 text for the kernels"})
         client.get("/v1/stats")
+
+
+def api_key(args: argparse.Namespace) -> str | None:
+    """The key from --api-key-file or $NEARDUP_API_KEY; printable ASCII only (HTTP headers)."""
+    if args.api_key is not None:
+        raise ConfigError(
+            "--api-key would show the key in `ps`; put it in a file for --api-key-file, or in "
+            "the environment variable NEARDUP_API_KEY"
+        )
+    key, source = os.environ.get("NEARDUP_API_KEY"), "$NEARDUP_API_KEY"
+    if args.api_key_file:
+        source = args.api_key_file
+        try:
+            lines = Path(args.api_key_file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                f"--api-key-file {args.api_key_file}: cannot read it ({exc})"
+            ) from None
+        key = lines[0].strip() if lines else ""
+    if key is None:
+        return None
+    if not key or not all(33 <= ord(c) < 127 for c in key):
+        raise ConfigError(
+            f"the API key in {source} must be non-empty printable ASCII without spaces "
+            "(clients send it in an HTTP header, which cannot carry other characters)"
+        )
+    return key
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,8 +87,20 @@ def run(args: argparse.Namespace) -> int:
     uvicorn = require("uvicorn", extra="service", purpose="neardup serve")
     from ..service import create_app
 
+    key = api_key(args)
+    if key is None and not _loopback(args.host):
+        print(
+            f"neardup: warning: serving on {args.host} without an API key: anyone who can "
+            "reach it can write and delete; set NEARDUP_API_KEY or --api-key-file",
+            file=sys.stderr,
+        )
     detector = open_detector(args)
-    app = create_app(detector, api_key=args.api_key, max_body_bytes=args.max_body_bytes)
+    app = create_app(
+        detector,
+        api_key=key,
+        max_body_bytes=args.max_body_bytes,
+        access_log=args.access_log == "json",
+    )
     warm_up(app)
     # Everything loaded so far (libraries, compiled kernels, the index) lives as long as the
     # process: freeze it out of the cyclic collector, whose full passes over ~10^6 objects
@@ -59,10 +108,23 @@ def run(args: argparse.Namespace) -> int:
     gc.collect()
     gc.freeze()
     print(
-        f"neardup: serving {len(detector)} documents from {detector.store.url} on "
+        f"neardup: serving {len(detector)} documents from {redact(detector.store.url)} on "
         f"http://{args.host}:{args.port}",
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        access_log=False,  # --access-log json is ours (service.guard); uvicorn's stays off
+    )
     return 0
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"

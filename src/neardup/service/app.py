@@ -1,24 +1,30 @@
-"""The HTTP check-and-insert service: ``create_app(detector)`` returns a FastAPI application.
+"""The HTTP check-and-insert service: ``create_app(detector)`` returns an ASGI application.
 
-Write endpoints (POST/DELETE) need the API key when one is configured (header ``X-API-Key`` or
-``Authorization: Bearer <key>``). Every error is a JSON body ``{"error": ..., "detail": ...}``
-with a 4xx status; unexpected failures are 500 with a generic message (and logged).
+Write endpoints (POST/DELETE, except POST /v1/check) need the API key when one is configured
+(header ``X-API-Key`` or ``Authorization: Bearer <key>``); :mod:`.guard` checks it, and the body
+limit, before the body is read. Every error is a JSON body ``{"error": ..., "detail": ...}``:
+4xx for the client's mistakes, 503 with ``Retry-After`` when the store is busy or unreachable,
+507 when it is full, 500 for a bug (logged with the request id). Error bodies never carry SQL or
+file paths; the log does. Storage work runs in a worker thread, never on the event loop.
 """
 
 from __future__ import annotations
 
-import hmac
 import logging
 from typing import Any
 
-from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
-from ..errors import NeardupError
+from ..errors import NeardupError, StoreBusyError, StoreError, StoreFullError
 from ..online import AddResult, Detector, DocumentConflictError
+from ..store.url import backend, redact
+from .guard import Guard
+from .metrics import CONTENT_TYPE, Metrics
 from .schemas import (
     BatchIn,
     BatchOut,
@@ -32,6 +38,7 @@ from .schemas import (
 
 log = logging.getLogger("neardup.service")
 DEFAULT_MAX_BODY = 1 << 20
+RETRY_AFTER_SECONDS = 1
 
 
 class ApiError(Exception):
@@ -39,11 +46,11 @@ class ApiError(Exception):
         self.status, self.error = status, error
 
 
-def _error(status: int, error: str, detail: Any = None) -> JSONResponse:
+def _error(status: int, error: str, detail: Any = None, headers: dict | None = None):
     body: dict[str, Any] = {"error": error}
     if detail is not None:
         body["detail"] = detail
-    return JSONResponse(body, status_code=status)
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def _result(doc_id: str, r: AddResult) -> dict[str, Any]:
@@ -57,55 +64,34 @@ def _result(doc_id: str, r: AddResult) -> dict[str, Any]:
 
 
 def create_app(
-    detector: Detector, *, api_key: str | None = None, max_body_bytes: int = DEFAULT_MAX_BODY
-) -> FastAPI:
-    """The application over ``detector`` (its store is the durable state)."""
+    detector: Detector,
+    *,
+    api_key: str | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY,
+    access_log: bool = False,
+) -> Guard:
+    """The application over ``detector`` (its store is the durable state), behind the guard."""
     app = FastAPI(
         title="neardup",
         version=__version__,
         description="Near-duplicate check-and-insert service.",
-        responses={
-            400: {"model": ErrorOut},
-            401: {"model": ErrorOut},
-            404: {"model": ErrorOut},
-            409: {"model": ErrorOut},
-            413: {"model": ErrorOut},
-            422: {"model": ErrorOut},
-        },
+        responses={code: {"model": ErrorOut} for code in (400, 401, 404, 409, 413, 422, 503, 507)},
+    )
+    metrics = Metrics(lambda: len(detector))
+    guard = Guard(
+        app,
+        api_key=api_key,
+        max_body_bytes=max_body_bytes,
+        metrics=metrics,
+        access_log=access_log,
     )
     app.state.detector = detector
+    _add_error_handlers(app, metrics)
+    _add_routes(app, detector, guard, metrics)
+    return guard
 
-    def require_key(
-        x_api_key: str | None = Header(default=None),
-        authorization: str | None = Header(default=None),
-    ) -> None:
-        if api_key is None:
-            return
-        given = x_api_key or None
-        if given is None and authorization and authorization.lower().startswith("bearer "):
-            given = authorization[7:].strip()
-        if given is None or not hmac.compare_digest(given.encode(), api_key.encode()):
-            raise ApiError(
-                401, "missing or wrong API key (send X-API-Key or Authorization: Bearer)"
-            )
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length is not None:
-            if not length.isdigit():
-                return _error(400, "invalid Content-Length header")
-            if int(length) > max_body_bytes:
-                return _error(
-                    413,
-                    f"request body of {length} bytes is over the limit of {max_body_bytes} bytes",
-                )
-        elif request.method in ("POST", "PUT", "PATCH"):
-            body = await request.body()  # chunked upload: measure what arrived
-            if len(body) > max_body_bytes:
-                return _error(413, f"request body is over the limit of {max_body_bytes} bytes")
-        return await call_next(request)
-
+def _add_error_handlers(app: FastAPI, metrics: Metrics) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError):
         return _error(exc.status, exc.error)
@@ -133,44 +119,74 @@ def create_app(
     async def _conflict(_request: Request, exc: DocumentConflictError):
         return _error(409, str(exc))
 
+    @app.exception_handler(StoreError)
+    async def _storage(request: Request, exc: StoreError):
+        kind = "full" if isinstance(exc, StoreFullError) else "busy"
+        kind = kind if isinstance(exc, (StoreFullError, StoreBusyError)) else "error"
+        metrics.storage_errors.labels(kind).inc()
+        log.error("storage %s [request %s]: %s", kind, _request_id(request), exc)
+        if kind == "full":
+            return _error(507, "the store is full; free space, then retry")
+        return _error(
+            503,
+            "the store is busy or unavailable; retry later",
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
+
     @app.exception_handler(NeardupError)
     async def _neardup(_request: Request, exc: NeardupError):
         return _error(400, str(exc))
 
     @app.exception_handler(Exception)
-    async def _unexpected(_request: Request, exc: Exception):
-        log.exception("unexpected error", exc_info=exc)
-        return _error(500, "internal error; see the server log")
+    async def _unexpected(request: Request, exc: Exception):
+        log.exception("unexpected error [request %s]", _request_id(request), exc_info=exc)
+        return _error(500, f"internal error; see the server log (request {_request_id(request)})")
+
+
+def _request_id(request: Request) -> str:
+    return request.scope.get("state", {}).get("request_id", "-")
+
+
+def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics) -> None:
+    async def call(function, *args, **kwargs):
+        """Detector work (index + store) in a worker thread: the event loop never waits on it."""
+        return await run_in_threadpool(function, *args, **kwargs)
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
         return {"status": "ok", "documents": len(detector)}
 
-    # The detector serialises check + insert under one lock and its work is short (well under a
-    # millisecond plus the commit), so the hot endpoints run on the event loop rather than hopping
-    # to a thread pool.
-    @app.post("/v1/documents", response_model=DocumentResult, dependencies=[Depends(require_key)])
+    @app.get("/metrics", include_in_schema=False)
+    def prometheus() -> Response:
+        return Response(metrics.exposition(), media_type=CONTENT_TYPE)
+
+    @app.post("/v1/documents", response_model=DocumentResult)
     async def add_document(doc: DocumentIn, replace: bool = Query(False)) -> dict[str, Any]:
         """Check a document and insert it (idempotent by id); answered after the commit."""
-        return _result(doc.id, detector.add(doc.id, doc.text, replace=replace))
+        result = await call(detector.add, doc.id, doc.text, replace=replace)
+        metrics.duplicates.inc(int(result.inserted and result.duplicate))
+        return _result(doc.id, result)
 
-    @app.post("/v1/documents/batch", response_model=BatchOut, dependencies=[Depends(require_key)])
+    @app.post("/v1/documents/batch", response_model=BatchOut)
     async def add_batch(batch: BatchIn, replace: bool = Query(False)) -> dict[str, Any]:
-        """Check and insert many documents in one transaction, in order."""
-        results = detector.add_many([(d.id, d.text) for d in batch.documents], replace=replace)
+        """Check and insert many documents in one transaction, in order (each id once)."""
+        items = [(d.id, d.text) for d in batch.documents]
+        results = await call(detector.add_many, items, replace=replace)
+        metrics.duplicates.inc(sum(r.inserted and r.duplicate for r in results))
         pairs = zip(batch.documents, results, strict=True)
         return {"results": [_result(d.id, r) for d, r in pairs]}
 
     @app.post("/v1/check", response_model=CheckOut)
     async def check(doc: CheckIn) -> dict[str, Any]:
         """Same answer as POST /v1/documents, without inserting."""
-        r = detector.check(doc.text)
+        r = await call(detector.check, doc.text)
         matches = [m.__dict__ for m in r.matches if m.id != doc.id]
         return {"duplicate": bool(matches), "matches": matches}
 
-    @app.get("/v1/documents/{doc_id}", response_model=StoredOut)
-    def get_document(doc_id: str) -> StoredOut:
-        stored = detector.get(doc_id)
+    # ``:path``: an id may contain "/" (percent-encode it as %2F or send it as is)
+    @app.get("/v1/documents/{doc_id:path}", response_model=StoredOut)
+    async def get_document(doc_id: str) -> StoredOut:
+        stored = await call(detector.get, doc_id)
         if stored is None:
             raise ApiError(404, f"no document with id {doc_id!r}")
         return StoredOut(
@@ -181,14 +197,22 @@ def create_app(
             added_at=stored.added_at,
         )
 
-    @app.delete("/v1/documents/{doc_id}", dependencies=[Depends(require_key)])
-    def delete_document(doc_id: str) -> dict[str, Any]:
-        if not detector.remove(doc_id):
+    @app.delete("/v1/documents/{doc_id:path}")
+    async def delete_document(doc_id: str) -> dict[str, Any]:
+        if not await call(detector.remove, doc_id):
             raise ApiError(404, f"no document with id {doc_id!r}")
         return {"id": doc_id, "deleted": True}
 
     @app.get("/v1/stats")
-    def stats() -> dict[str, Any]:
-        return detector.stats()
+    async def stats(request: Request) -> dict[str, Any]:
+        """Counts and parameters; the store's location only to a client with the key."""
+        out = await call(detector.stats)
+        url = out.pop("store")
+        out["store"] = {"backend": backend(url)}
+        if guard.api_key is not None and guard.authorized(_lower_headers(request)):
+            out["store"]["url"] = redact(url)
+        return out
 
-    return app
+
+def _lower_headers(request: Request) -> dict[str, str]:
+    return {k.lower(): v for k, v in request.headers.items()}

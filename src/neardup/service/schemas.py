@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr, field_validator
 
 MAX_ID_LENGTH = 512
+
+
+def _unicode(value: str) -> str:
+    """JSON can carry lone surrogates (``"\\ud800"``); no text or id of ours can hold one."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"holds an unpaired surrogate at position {exc.start}; send valid Unicode"
+        ) from None
+    return value
 
 
 def _not_blank(value: str) -> str:
@@ -15,13 +26,14 @@ def _not_blank(value: str) -> str:
     return value
 
 
-Text = Annotated[StrictStr, AfterValidator(_not_blank)]
+Text = Annotated[StrictStr, AfterValidator(_unicode), AfterValidator(_not_blank)]
+Id = Annotated[StrictStr, AfterValidator(_unicode)]
 
 
 class DocumentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: StrictStr = Field(min_length=1, max_length=MAX_ID_LENGTH, description="document id")
+    id: Id = Field(min_length=1, max_length=MAX_ID_LENGTH, description="document id")
     text: Text = Field(description="document text (non-empty after trimming)")
 
 
@@ -29,13 +41,26 @@ class CheckIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: Text
-    id: StrictStr | None = Field(default=None, max_length=MAX_ID_LENGTH)
+    id: Id | None = Field(default=None, max_length=MAX_ID_LENGTH)
 
 
 class BatchIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     documents: list[DocumentIn] = Field(min_length=1, max_length=10_000)
+
+    @field_validator("documents")
+    @classmethod
+    def _each_id_once(cls, documents: list[DocumentIn]) -> list[DocumentIn]:
+        first: dict[str, int] = {}
+        for i, d in enumerate(documents):
+            if d.id in first:
+                raise ValueError(
+                    f"document id {d.id!r} appears twice (items {first[d.id]} and {i}); "
+                    "send each id once per batch"
+                )
+            first[d.id] = i
+        return documents
 
 
 class MatchOut(BaseModel):

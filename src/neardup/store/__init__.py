@@ -15,19 +15,22 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 from ..errors import ConfigError
-from .base import Snapshot, Store, StoredDocument, to_signed, to_unsigned
+from .base import Changes, Snapshot, Store, StoredDocument, to_signed, to_unsigned
 from .memory import MemoryStore
+from .url import redact
 
 
-def open_store(url: str) -> Store:
-    """Open (creating if needed) the store at ``url``."""
+def open_store(url: str, *, read_only: bool = False) -> Store:
+    """Open (creating if needed) the store at ``url``; ``read_only`` never creates or writes."""
     if not isinstance(url, str) or "://" not in url:
         raise ConfigError(
-            f"--db {url!r} is not a store URL; use sqlite:///path.db, postgresql://user@host/db "
-            "or memory://"
+            f"--db {url!r} is not a store URL; use sqlite:///path.db, "
+            "postgresql://user@host/db or memory://"
         )
     scheme = url.split("://", 1)[0].lower()
     if scheme == "memory":
+        if read_only:
+            raise ConfigError(f"{url!r}: an in-memory store is empty in a new process")
         return MemoryStore(url)
     if scheme == "sqlite":
         from .sqlite import SqliteStore
@@ -37,22 +40,26 @@ def open_store(url: str) -> Store:
         if not path:
             raise ConfigError(f"{url!r}: give a file, e.g. sqlite:///neardup.db")
         query = parse_qs(parts.query)
-        return SqliteStore(url, path, synchronous=query.get("synchronous", ["full"])[0])
+        return SqliteStore(
+            url, path, synchronous=query.get("synchronous", ["full"])[0], read_only=read_only
+        )
     if scheme in ("postgresql", "postgres"):
         from .postgres import PostgresStore
 
-        return PostgresStore(url)
+        return PostgresStore(url, read_only=read_only)
     raise ConfigError(
-        f"unknown store scheme {scheme!r} in {url!r}; use sqlite, postgresql or memory"
+        f"unknown store scheme {scheme!r} in {redact(url)!r}; use sqlite, postgresql or memory"
     )
 
 
 __all__ = [
+    "Changes",
     "MemoryStore",
     "Snapshot",
     "Store",
     "StoredDocument",
     "open_store",
+    "redact",
     "to_signed",
     "to_unsigned",
 ]

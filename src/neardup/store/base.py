@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -88,10 +89,34 @@ class Snapshot:
     text_hashes: np.ndarray  # uint64
     payloads: list[dict[str, Any] | None]
     duplicate_of: list[str | None]  # the representative of a stored duplicate, else None
+    last_seq: int = 0  # the commit position the snapshot reflects (see Store.changes_since)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What other writers committed after a position: stored documents and deleted ids."""
+
+    stored: list[tuple[int, StoredDocument]]  # (seq, document), in commit order
+    deleted: list[tuple[int, str]]  # (seq, id), in commit order
+
+    def in_order(self) -> list[tuple[int, StoredDocument | str]]:
+        """Both lists merged by position: a ``str`` is a deletion."""
+        merged: list[tuple[int, StoredDocument | str]] = [*self.stored, *self.deleted]
+        return sorted(merged, key=lambda item: item[0])
 
 
 class Store(Protocol):
+    """``shared``: other processes may write the store at the same time (PostgreSQL); a detector
+    then asks :meth:`changes_since` before each decision. ``writing()`` is one write transaction
+    holding the writer lock; ``put_many`` and ``delete`` called inside it join it."""
+
     url: str
+    shared: bool
+    read_only: bool
+
+    def writing(self) -> AbstractContextManager[None]: ...
+    def changes_since(self, seq: int) -> Changes: ...
+    def last_seq(self) -> int: ...
 
     def check_meta(self, version: str, params: dict[str, Any]) -> None: ...
     def meta(self) -> dict[str, Any]: ...

@@ -4,21 +4,55 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from .base import Snapshot, StoredDocument, compare_meta
+from .base import Changes, Snapshot, StoredDocument, compare_meta
 
 
 class MemoryStore:
+    shared = False
+    read_only = False
+
     def __init__(self, url: str = "memory://"):
         self.url = url
         self._docs: dict[str, StoredDocument] = {}
         self._meta: dict[str, str] = {}
         self._checkpoints: dict[str, str] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._undo: list[tuple[str, StoredDocument | None]] | None = None
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """One transaction: on an error inside, the writes made in it are undone."""
+        with self._lock:
+            if self._undo is not None:  # nested: the outer transaction decides
+                yield
+                return
+            self._undo = []
+            try:
+                yield
+            except BaseException:
+                for doc_id, old in reversed(self._undo):
+                    self._docs.pop(doc_id, None)
+                    if old is not None:
+                        self._docs[doc_id] = old
+                raise
+            finally:
+                self._undo = None
+
+    def _changing(self, doc_id: str) -> None:
+        if self._undo is not None:
+            self._undo.append((doc_id, self._docs.get(doc_id)))
+
+    def last_seq(self) -> int:
+        return 0
+
+    def changes_since(self, seq: int) -> Changes:
+        return Changes([], [])  # one process: nobody else writes
 
     def check_meta(self, version: str, params: dict[str, Any]) -> None:
         with self._lock:
@@ -40,6 +74,7 @@ class MemoryStore:
             d.row()  # the same validation as the SQL stores, before anything changes
         with self._lock:
             for d in docs:
+                self._changing(d.id)
                 self._docs.pop(d.id, None)  # a replaced document moves to the end
                 self._docs[d.id] = d
             if checkpoint:
@@ -50,6 +85,7 @@ class MemoryStore:
 
     def delete(self, doc_id: str) -> bool:
         with self._lock:
+            self._changing(doc_id)
             return self._docs.pop(doc_id, None) is not None
 
     def count(self) -> int:

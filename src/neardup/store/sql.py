@@ -1,18 +1,27 @@
-"""What the SQLite and PostgreSQL stores share: the schema, the statements, the transactions."""
+"""What the SQLite and PostgreSQL stores share: the schema, the statements, the transactions.
+
+Transactions nest: the outermost one commits or rolls back. :meth:`SqlStore.writing` opens a
+write transaction that holds the store's writer lock until it commits (PostgreSQL: an advisory
+lock, so several processes can write one database; SQLite: one writing process per file, so the
+lock is that process's own). A store that other processes may write (``shared``) also records
+deletions, so that :meth:`SqlStore.changes_since` can tell a detector what others committed.
+"""
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import numpy as np
 
 from ..errors import StoreError
-from .base import Snapshot, StoredDocument, compare_meta, to_unsigned_array
+from .base import Changes, Snapshot, StoredDocument, compare_meta, to_unsigned_array
 
 _COLUMNS = "id, fingerprint, length, text_hash, duplicate_of, added_at, payload"
+TABLES = ("neardup_meta", "neardup_documents", "neardup_checkpoints")
 
 
 class SqlStore:
@@ -21,12 +30,18 @@ class SqlStore:
     placeholder = "?"
     seq_column = "seq INTEGER PRIMARY KEY AUTOINCREMENT"
     float_type = "REAL"
+    shared = False  # True: other processes may write this store at the same time
 
-    def __init__(self, url: str, connection: Any):
+    def __init__(self, url: str, connection: Any, *, read_only: bool = False):
         self.url = url
+        self.read_only = read_only
         self._conn = connection
         self._lock = threading.RLock()
-        self._create_schema()
+        self._depth = 0
+        if read_only:
+            self._require_schema()
+        else:
+            self._create_schema()
 
     # -- helpers ---------------------------------------------------------------------------------
     def _sql(self, statement: str) -> str:
@@ -38,7 +53,7 @@ class SqlStore:
         return cur
 
     def _create_schema(self) -> None:
-        with self._lock, self._transaction():
+        with self._transaction():
             for stmt in (
                 "CREATE TABLE IF NOT EXISTS neardup_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
                 f"CREATE TABLE IF NOT EXISTS neardup_documents ({self.seq_column}, "
@@ -47,20 +62,85 @@ class SqlStore:
                 "payload TEXT)",
                 "CREATE TABLE IF NOT EXISTS neardup_checkpoints (name TEXT PRIMARY KEY, "
                 "value TEXT NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS neardup_deletions (seq BIGINT NOT NULL, "
+                "id TEXT NOT NULL)",
             ):
                 self._execute(stmt)
 
-    def _transaction(self):
-        return _Transaction(self._conn)
+    def _require_schema(self) -> None:
+        """A read-only open of something that is not a neardup store is an error, not a write."""
+        present = self._existing_tables()
+        missing = [t for t in TABLES if t not in present]
+        if missing:
+            raise StoreError(
+                f"{self.url} is not a neardup store (it has no {', '.join(missing)} table); "
+                "check the --db URL, or create a store with `neardup index add` or `neardup serve`"
+            )
+
+    def _existing_tables(self) -> set[str]:  # dialect
+        raise NotImplementedError
+
+    def _begin(self) -> None:
+        """Called before the outermost transaction starts (dialect: reconnect)."""
+
+    def _lock_writers(self) -> None:
+        """Hold the store's writer lock until the current transaction ends (dialect)."""
+
+    def _classify(self, exc: Exception) -> StoreError:
+        """The StoreError (busy, full, other) for a driver error (dialect)."""
+        return StoreError(f"storage error: {exc}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """Commit on success, roll back on error (outermost only); driver errors -> StoreError."""
+        with self._lock:
+            if self._depth == 0:
+                self._begin()
+            self._depth += 1
+            try:
+                yield
+            except BaseException as exc:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._rollback()
+                if isinstance(exc, Exception) and _is_driver_error(exc):
+                    raise self._classify(exc) from exc
+                raise
+            self._depth -= 1
+            if self._depth == 0:
+                try:
+                    self._conn.commit()
+                except Exception as exc:
+                    self._rollback()
+                    raise self._classify(exc) if _is_driver_error(exc) else exc from exc
+
+    def _rollback(self) -> None:
+        with suppress(Exception):  # a broken connection: the next transaction reports it
+            self._conn.rollback()
+
+    def _refuse_if_read_only(self) -> None:
+        if self.read_only:
+            raise StoreError(f"{self.url} was opened read-only")
 
     # -- protocol --------------------------------------------------------------------------------
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """One write transaction holding the writer lock; the calls inside join it."""
+        self._refuse_if_read_only()
+        with self._transaction():
+            self._lock_writers()
+            yield
+
     def check_meta(self, version: str, params: dict[str, Any]) -> None:
-        with self._lock, self._transaction():
+        with self._transaction():
             rows = self._execute("SELECT key, value FROM neardup_meta").fetchall()
             stored = {k: v for k, v in rows}
             if stored:
                 compare_meta(stored, version, params, self.url)
                 return
+            if self.read_only:
+                raise StoreError(f"{self.url} holds no neardup index yet (no parameters stored)")
+            self._lock_writers()
             for key, value in (
                 ("version", version),
                 ("params", json.dumps(params, sort_keys=True)),
@@ -68,7 +148,7 @@ class SqlStore:
                 self._execute("INSERT INTO neardup_meta (key, value) VALUES (?, ?)", (key, value))
 
     def meta(self) -> dict[str, Any]:
-        with self._lock, self._transaction():
+        with self._transaction():
             rows = self._execute("SELECT key, value FROM neardup_meta").fetchall()
         stored = {k: v for k, v in rows}
         return {"version": stored.get("version"), "params": json.loads(stored.get("params", "{}"))}
@@ -77,7 +157,7 @@ class SqlStore:
         self, docs: Sequence[StoredDocument], *, checkpoint: tuple[str, str] | None = None
     ) -> None:
         """Insert or replace documents (and a checkpoint) in one transaction."""
-        with self._lock, self._transaction():
+        with self.writing():
             cur = self._conn.cursor()
             if docs:
                 ids = [(d.id,) for d in docs]
@@ -98,40 +178,75 @@ class SqlStore:
                 )
 
     def get(self, doc_id: str) -> StoredDocument | None:
-        with self._lock, self._transaction():
+        with self._transaction():
             row = self._execute(
                 f"SELECT {_COLUMNS} FROM neardup_documents WHERE id = ?", (doc_id,)
             ).fetchone()
         return None if row is None else StoredDocument.from_row(row)
 
     def delete(self, doc_id: str) -> bool:
-        with self._lock, self._transaction():
+        with self.writing():
             cur = self._execute("DELETE FROM neardup_documents WHERE id = ?", (doc_id,))
-            return cur.rowcount > 0
+            deleted = cur.rowcount > 0
+            if deleted and self.shared:
+                self._record_deletion(doc_id)
+            return deleted
+
+    def _record_deletion(self, doc_id: str) -> None:  # dialect (shared stores)
+        raise NotImplementedError
 
     def count(self) -> int:
-        with self._lock, self._transaction():
+        with self._transaction():
             return int(self._execute("SELECT COUNT(*) FROM neardup_documents").fetchone()[0])
 
     def snapshot(self) -> Snapshot:
-        with self._lock, self._transaction():
+        with self._transaction():
+            if self.shared and not self.read_only:
+                self._lock_writers()  # a consistent cut: no writer commits in between
             rows = self._execute(
-                "SELECT id, fingerprint, text_hash, payload, duplicate_of FROM neardup_documents "
-                "ORDER BY seq"
+                "SELECT id, fingerprint, text_hash, payload, duplicate_of, seq "
+                "FROM neardup_documents ORDER BY seq"
             ).fetchall()
+            last = self._last_seq()
         if not rows:
-            return Snapshot([], np.empty(0, np.uint64), np.empty(0, np.uint64), [], [])
-        ids, fps, hashes, payloads, dups = zip(*rows, strict=True)
+            return Snapshot([], np.empty(0, np.uint64), np.empty(0, np.uint64), [], [], last)
+        ids, fps, hashes, payloads, dups, _seqs = zip(*rows, strict=True)
         return Snapshot(
             list(ids),
             to_unsigned_array(fps),
             to_unsigned_array(hashes),
             [None if p is None else json.loads(p) for p in payloads],
             list(dups),
+            last,
         )
 
+    def last_seq(self) -> int:
+        """The position of the last committed write (see :meth:`changes_since`)."""
+        with self._transaction():
+            return self._last_seq()
+
+    def _last_seq(self) -> int:
+        row = self._execute(
+            "SELECT MAX(s) FROM (SELECT MAX(seq) AS s FROM neardup_documents "
+            "UNION ALL SELECT MAX(seq) AS s FROM neardup_deletions) AS t"
+        ).fetchone()
+        return int(row[0] or 0)
+
+    def changes_since(self, seq: int) -> Changes:
+        """Documents stored and ids deleted after ``seq``, in commit order (shared stores)."""
+        with self._transaction():
+            rows = self._execute(
+                f"SELECT seq, {_COLUMNS} FROM neardup_documents WHERE seq > ? ORDER BY seq",
+                (seq,),
+            ).fetchall()
+            deleted = self._execute(
+                "SELECT seq, id FROM neardup_deletions WHERE seq > ? ORDER BY seq", (seq,)
+            ).fetchall()
+        docs = [(int(r[0]), StoredDocument.from_row(r[1:])) for r in rows]
+        return Changes(docs, [(int(s), i) for s, i in deleted])
+
     def get_checkpoint(self, name: str) -> str | None:
-        with self._lock, self._transaction():
+        with self._transaction():
             row = self._execute(
                 "SELECT value FROM neardup_checkpoints WHERE name = ?", (name,)
             ).fetchone()
@@ -142,24 +257,8 @@ class SqlStore:
             self._conn.close()
 
 
-class _Transaction:
-    """Commit on success, roll back on error; errors of the driver become StoreError."""
-
-    def __init__(self, conn: Any):
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type, exc, tb) -> bool:
-        if exc_type is None:
-            self.conn.commit()
-            return False
-        self.conn.rollback()
-        if (
-            isinstance(exc, Exception)
-            and not isinstance(exc, (StoreError, ValueError))
-            and type(exc).__module__.split(".")[0] in ("sqlite3", "psycopg")
-        ):
-            raise StoreError(f"storage error: {exc}") from exc
-        return False
+def _is_driver_error(exc: Exception) -> bool:
+    return not isinstance(exc, (StoreError, ValueError)) and type(exc).__module__.split(".")[0] in (
+        "sqlite3",
+        "psycopg",
+    )

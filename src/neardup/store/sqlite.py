@@ -1,14 +1,24 @@
-"""SQLite store (the default): one file, WAL journal, durable commits."""
+"""SQLite store (the default): one file, WAL journal, durable commits, one writing process.
+
+A process that opens the store for writing holds an exclusive lock on ``<file>.lock`` until it
+closes the store or exits (also by ``kill -9``: the kernel drops the lock). A second writing
+process is refused with a message naming the holder; readers (``index stats``, ``index query``)
+open the file read-only, never create it and take no lock. Several writers need PostgreSQL.
+"""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
+import sys
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, StoreBusyError, StoreError, StoreFullError
 from .sql import SqlStore
 
 SYNCHRONOUS = ("full", "normal")
+BUSY_TIMEOUT_MS = 5000
 
 
 class SqliteStore(SqlStore):
@@ -16,18 +26,95 @@ class SqliteStore(SqlStore):
     power-loss durability for speed — a committed insert then survives a process crash, such as
     ``kill -9``, but not an operating-system crash). The default ``full`` survives both."""
 
-    def __init__(self, url: str, path: str, *, synchronous: str = "full"):
+    def __init__(self, url: str, path: str, *, synchronous: str = "full", read_only: bool = False):
         if synchronous not in SYNCHRONOUS:
             raise ConfigError(f"synchronous={synchronous!r}: choose 'full' or 'normal'")
-        if path != ":memory:":
-            parent = Path(path).expanduser().resolve().parent
-            if not parent.is_dir():
-                raise ConfigError(f"{url}: the folder {parent} does not exist")
+        self._writer_lock: int | None = None
+        if read_only:
+            conn = _open_read_only(url, path)
+        else:
+            if path != ":memory:":
+                parent = Path(path).expanduser().resolve().parent
+                if not parent.is_dir():
+                    raise ConfigError(f"{url}: the folder {parent} does not exist")
+                self._writer_lock = _lock_writer(url, path)
+            conn = _open_writable(url, path, synchronous)
         try:
-            conn = sqlite3.connect(path, check_same_thread=False, isolation_level="DEFERRED")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
-            conn.execute("PRAGMA busy_timeout=10000")
+            super().__init__(url, conn, read_only=read_only)
+        except BaseException:
+            self.close()
+            raise
+
+    def _existing_tables(self) -> set[str]:
+        rows = self._execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        return {r[0] for r in rows}
+
+    def _classify(self, exc: Exception) -> StoreError:
+        text = str(exc).lower()
+        if "full" in text:
+            return StoreFullError(f"storage full: {exc}")
+        if "locked" in text or "busy" in text:
+            return StoreBusyError(f"storage busy: {exc}")
+        return StoreError(f"storage error: {exc}")
+
+    def close(self) -> None:
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            super().close()
+        if self._writer_lock is not None:
+            os.close(self._writer_lock)  # releases the flock
+            self._writer_lock = None
+
+
+def _open_writable(url: str, path: str, synchronous: str) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level="DEFERRED")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+        return conn
+    except sqlite3.Error as exc:
+        raise ConfigError(f"{url}: cannot open the SQLite database ({exc})") from None
+
+
+def _open_read_only(url: str, path: str) -> sqlite3.Connection:
+    """Open without creating or writing anything; read-only media work (immutable fallback)."""
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise ConfigError(f"{url}: no store at {file} (read-only commands never create one)")
+    last: Exception | None = None
+    for flags in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            conn = sqlite3.connect(
+                f"{file.resolve().as_uri()}?{flags}", uri=True, check_same_thread=False
+            )
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+            return conn
         except sqlite3.Error as exc:
-            raise ConfigError(f"{url}: cannot open the SQLite database ({exc})") from None
-        super().__init__(url, conn)
+            last = exc
+    raise ConfigError(f"{url}: cannot open the SQLite database read-only ({last})")
+
+
+def _lock_writer(url: str, path: str) -> int:
+    """An exclusive, non-blocking lock on ``<path>.lock``; the holder's pid and command inside."""
+    lock_path = f"{path}.lock"
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise ConfigError(
+            f"{url}: cannot create the writer lock {lock_path} ({exc.strerror})"
+        ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 1000, 0).decode("utf-8", "replace").strip() or "another process"
+        os.close(fd)
+        raise StoreBusyError(
+            f"{url} is open for writing by {holder}; an SQLite store takes one writing process. "
+            "Stop that process, read with `neardup index query`/`stats`, or use PostgreSQL "
+            "(--db postgresql://...) for several writers"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} ({' '.join(sys.argv[:3])})".encode(), 0)
+    return fd

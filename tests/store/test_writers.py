@@ -1,0 +1,150 @@
+"""Who may write a store, and what a failed write leaves behind.
+
+SQLite: one writing process per file (a second is refused), readers never create or write.
+PostgreSQL: several detectors (each its own connection, as separate processes have) stay
+correct: every decision sees what the others committed before it.
+"""
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from neardup.errors import ConfigError, InputError, StoreBusyError, StoreError
+from neardup.online import Detector, DocumentConflictError
+from neardup.store import open_store
+
+STORY = (
+    "国务院总理主持召开国务院常务会议，部署进一步稳外贸稳外资的措施，要求各地区各部门抓好落实，"
+    "确保经济运行在合理区间，为全年经济社会发展目标任务的完成提供有力支撑。"
+)
+OTHER = (
+    "气象台发布暴雨蓝色预警，预计今天夜间到明天白天，江南华南等地部分地区有大到暴雨，局地大暴雨，"
+    "请注意防范强降雨可能引发的山洪地质灾害和城乡积涝。"
+)
+
+
+class FailOnce:
+    """Wraps a store: the next put_many fails after the rows reached the database."""
+
+    def __init__(self, store):
+        self.store, self.armed = store, False
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
+
+    def put_many(self, docs, *, checkpoint=None):
+        self.store.put_many(docs, checkpoint=checkpoint)
+        if self.armed:
+            self.armed = False
+            raise StoreError("injected failure before the commit")
+
+
+def test_repeated_id_in_a_batch_is_refused_before_anything_changes(store_url):
+    det = Detector(store=open_store(store_url))
+    det.add_many([("X", STORY), ("Y", OTHER)])
+    with pytest.raises(InputError, match="'X' appears twice"):
+        det.add_many([("X", "a"), ("X", "b"), ("Y", "c")], replace=True)
+    assert det.check(OTHER).matches[0].id == "Y"
+    assert len(det) == 2 and det.store.count() == 2
+    with pytest.raises(DocumentConflictError):
+        det.add("Y", "other text")
+    det.close()
+
+
+def test_a_failed_replace_batch_leaves_index_and_store_as_before(store_url):
+    store = FailOnce(open_store(store_url))
+    det = Detector(store=store)
+    det.add_many([("X", STORY), ("Y", OTHER)])
+    store.armed = True
+    with pytest.raises(StoreError):
+        det.add_many(
+            [("X", "完全不同的一段新文字内容，用来替换原来的文档。"), ("Y", "c" * 40)], replace=True
+        )
+    # the store rolled back; the detector answers as the store holds it
+    assert store.get("Y").text_hash == det._hashes["Y"]
+    assert det.check(OTHER).matches[0].id == "Y" and det.check(STORY).matches[0].id == "X"
+    with pytest.raises(DocumentConflictError):
+        det.add("Y", "other text")
+    assert det.add("Y", OTHER).status == "unchanged"
+    det.close()
+
+
+def test_second_sqlite_writer_is_refused_readers_are_not(tmp_path):
+    url = f"sqlite:///{tmp_path}/one.db"
+    first = Detector(store=open_store(url))
+    first.add("a", STORY)
+    with pytest.raises(StoreBusyError, match=r"open for writing by pid \d+"):
+        open_store(url)
+    reader = open_store(url, read_only=True)  # no lock, sees the committed rows
+    assert reader.count() == 1
+    reader.close()
+    first.close()
+    second = open_store(url)  # the lock went with the first writer
+    second.close()
+
+
+def test_second_writing_process_is_refused_and_the_lock_dies_with_kill_9(tmp_path):
+    url = f"sqlite:///{tmp_path}/p.db"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from neardup.store import open_store; open_store(sys.argv[1]); "
+            "print('ready', flush=True); time.sleep(60)",
+            url,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        src = tmp_path / "in.jsonl"
+        src.write_text('{"text": "一段文字"}\n', encoding="utf-8")
+        cmd = [sys.executable, "-m", "neardup", "index", "add", str(src), "--db", url, "--quiet"]
+        refused = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert refused.returncode == 2, refused.stderr
+        assert f"pid {holder.pid}" in refused.stderr and "Traceback" not in refused.stderr
+        holder.kill()
+        holder.wait(timeout=10)
+        again = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert again.returncode == 0, again.stderr
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+
+
+def test_read_only_open_never_creates_or_writes(tmp_path):
+    missing = tmp_path / "typo.db"
+    with pytest.raises(ConfigError, match="no store at"):
+        open_store(f"sqlite:///{missing}", read_only=True)
+    assert not missing.exists()
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE people (name TEXT)")
+    before = foreign.read_bytes()
+    with pytest.raises(StoreError, match="is not a neardup store"):
+        open_store(f"sqlite:///{foreign}", read_only=True)
+    assert foreign.read_bytes() == before
+    with sqlite3.connect(foreign) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    assert tables == {"people"}
+
+
+@pytest.mark.postgres
+def test_postgres_detectors_see_each_others_commits(pg_schema_url):
+    one = Detector(store=open_store(pg_schema_url))
+    two = Detector(store=open_store(pg_schema_url))
+    assert one.add("a", STORY).status == "inserted"
+    r = two.add("b", STORY)  # two never loaded "a": it catches up before deciding
+    assert r.duplicate and r.matches[0].id == "a"
+    assert two.check(STORY).matches[0].id == "a"
+    with pytest.raises(DocumentConflictError):
+        two.add("a", OTHER)  # the id is taken in the other process
+    assert one.remove("a")
+    assert not two.check(STORY).duplicate  # the deletion reached two
+    assert two.add("a", OTHER).status == "inserted"
+    assert one.check(OTHER).matches[0].id == "a" and len(one) == len(two) == 2
+    one.close()
+    two.close()
