@@ -27,6 +27,7 @@ def test_all_is_sorted_and_pinned():
         "brute_force_pairs",
         "cluster_pairs",
         "create_method",
+        "dedup_frame",
         "dedup_texts",
         "feature_hash",
         "hamming_distance",
@@ -43,7 +44,8 @@ def test_all_is_sorted_and_pinned():
 def test_core_imports_no_edges():
     code = (
         "import sys, neardup, neardup.cli, neardup.dedup; "
-        "bad = [m for m in ('fastapi', 'uvicorn', 'pyspark', 'psycopg', 'matplotlib') "
+        "bad = [m for m in ('fastapi', 'uvicorn', 'pyspark', 'psycopg', 'matplotlib', 'pandas', "
+        "'polars') "
         "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -21,6 +21,7 @@ from .errors import (
     NeardupError,
     StoreError,
 )
+from .frames import dedup_frame
 from .index.brute import BruteForceIndex, brute_force_pairs
 from .index.permuted import PermutedIndex, hamming_edges, hamming_pairs
 from .methods import create as create_method
@@ -49,6 +50,7 @@ __all__ = [
     "brute_force_pairs",
     "cluster_pairs",
     "create_method",
+    "dedup_frame",
     "dedup_texts",
     "feature_hash",
     "hamming_distance",

@@ -301,26 +301,16 @@ def _move(source: Path, target: Path) -> None:
 
 def write_clusters(path: Path, ids: list[str], result: DedupResult) -> None:
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    c = result.clusters
+    from ..frames import cluster_columns
+
     ids_arr = pa.array(ids, pa.string())
-    is_rep = c.representative == np.arange(len(c))
-    dist = result.distance_to_representative
-    sim = result.similarity_to_representative
-    methods = np.array((*METHODS, ""), dtype=object)
-    codes = np.where(is_rep, len(METHODS), result.method_to_representative.astype(np.int64))
-    table = pa.table(
-        {
-            "id": ids_arr,
-            "cluster_id": pa.array(c.cluster_id, pa.int64()),
-            "representative_id": ids_arr.take(pa.array(c.representative, pa.int64())),
-            "distance": pa.array(dist.astype(np.int32), pa.int32(), mask=dist < 0),
-            "similarity": pa.array(sim, pa.float32(), mask=np.isnan(sim)),
-            "method": pa.array(methods[codes], pa.string()),
-        }
-    )
-    pcsv.write_csv(table, path)
+    columns = cluster_columns(ids_arr, result)
+    columns["method"] = pc.fill_null(columns["method"], "")  # "" for a representative
+    names = ("cluster_id", "representative_id", "distance", "similarity", "method")
+    pcsv.write_csv(pa.table({"id": ids_arr, **{n: columns[n] for n in names}}), path)
 
 
 def write_skipped(path: Path, skipped: list[Skipped]) -> None:

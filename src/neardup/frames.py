@@ -1,0 +1,150 @@
+"""Deduplicate a table in memory: a pyarrow Table, a pandas or a polars DataFrame.
+
+``dedup_frame`` returns the same kind of table with five columns added — the columns of
+``clusters.csv`` plus a ``duplicate`` flag — computed by the same core as ``neardup dedup``
+(:func:`cluster_columns` builds them for both), so a frame and a file give the same clusters.
+The input's own columns are not copied where Arrow allows (pyarrow and polars share buffers;
+pandas gets a shallow copy with new columns).
+
+>>> import pyarrow as pa
+>>> t = pa.table({"text": ["新闻联播：今天天气晴。", "新闻联播:今天天气晴。", "完全不同"]})
+>>> dedup_frame(t).column("duplicate").to_pylist()
+[False, True, False]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .dedup import DedupResult, dedup_texts
+from .errors import ConfigError, InputError, require
+from .methods import DEFAULT_METHOD
+from .pairs import METHODS
+
+ADDED_COLUMNS = ("cluster_id", "representative_id", "similarity", "method", "duplicate")
+
+
+def cluster_columns(ids: pa.Array, result: DedupResult) -> dict[str, pa.Array]:
+    """Per document: cluster, representative's id, distance, similarity and method to it.
+
+    ``method`` is null (and distance/similarity too) for a representative; ``ids`` may be any
+    Arrow array (string ids in a file, row numbers or the frame's id column in memory).
+    """
+    c = result.clusters
+    is_rep = c.is_representative
+    dist = result.distance_to_representative
+    sim = result.similarity_to_representative
+    names = pa.array(METHODS, pa.string())
+    codes = pa.array(result.method_to_representative.astype(np.int32), mask=is_rep)
+    return {
+        "cluster_id": pa.array(c.cluster_id, pa.int64()),
+        "representative_id": ids.take(pa.array(c.representative, pa.int64())),
+        "distance": pa.array(dist.astype(np.int32), pa.int32(), mask=dist < 0),
+        "similarity": pa.array(sim, pa.float32(), mask=np.isnan(sim)),
+        "method": names.take(codes),
+        "duplicate": pa.array(~is_rep),
+    }
+
+
+def dedup_frame(
+    frame: Any,
+    *,
+    text: str = "text",
+    id: str | None = None,
+    method: str = DEFAULT_METHOD,
+    keep: str = "first",
+    clusters: str = "greedy",
+    **method_options: Any,
+) -> Any:
+    """``frame`` with :data:`ADDED_COLUMNS`; the same type as given (see the module docstring).
+
+    ``text`` names the text column; ``id`` an id column for ``representative_id`` (default: the
+    row number). A null text is an error naming its row: fill or drop it first.
+    """
+    kind = _kind(frame)
+    table = _to_arrow(frame, kind)
+    texts = _texts(table, text)
+    ids = _ids(table, id)
+    clash = sorted(set(ADDED_COLUMNS) & set(table.column_names))
+    if clash:
+        raise ConfigError(
+            f"the frame already has column(s) {', '.join(clash)}; rename or drop them first"
+        )
+    result = dedup_texts(texts, method=method, keep=keep, clusters=clusters, **method_options)
+    columns = cluster_columns(ids, result)
+    added = {name: columns[name] for name in ADDED_COLUMNS}
+    return _with_columns(frame, kind, table, added)
+
+
+def _kind(frame: Any) -> str:
+    if isinstance(frame, pa.Table):
+        return "arrow"
+    module = type(frame).__module__.split(".")[0]
+    if module == "pandas" and type(frame).__name__ == "DataFrame":
+        return "pandas"
+    if module == "polars" and type(frame).__name__ == "DataFrame":
+        return "polars"
+    if module == "datasets":
+        raise ConfigError(
+            "pass a Hugging Face Dataset's Arrow table: dedup_frame(dataset.data.table, ...)"
+        )
+    raise ConfigError(
+        f"dedup_frame takes a pyarrow Table, a pandas or a polars DataFrame, not "
+        f"{type(frame).__module__}.{type(frame).__name__}"
+    )
+
+
+def _to_arrow(frame: Any, kind: str) -> pa.Table:
+    if kind == "arrow":
+        return frame
+    if kind == "pandas":
+        require("pandas", extra="frames", purpose="dedup_frame on a pandas DataFrame")
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    require("polars", extra="frames", purpose="dedup_frame on a polars DataFrame")
+    return frame.to_arrow()
+
+
+def _column(table: pa.Table, name: str, option: str) -> pa.ChunkedArray:
+    if name not in table.column_names:
+        raise ConfigError(
+            f"{option}={name!r} is not a column; the columns are: {', '.join(table.column_names)}"
+        )
+    return table.column(name)
+
+
+def _texts(table: pa.Table, name: str) -> list[str]:
+    column = _column(table, name, "text")
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        raise ConfigError(f"text column {name!r} holds {column.type}, not strings")
+    if column.null_count:
+        first = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+        raise InputError(
+            f"{column.null_count} row(s) have no text (null), the first is row {first}; "
+            "fill or drop them first",
+            source=f"column {name!r}",
+        )
+    return column.to_pylist()
+
+
+def _ids(table: pa.Table, name: str | None) -> pa.Array:
+    if name is None:
+        return pa.array(np.arange(table.num_rows, dtype=np.int64))
+    return _column(table, name, "id").combine_chunks()
+
+
+def _with_columns(frame: Any, kind: str, table: pa.Table, added: dict[str, pa.Array]) -> Any:
+    if kind == "arrow":
+        for name, values in added.items():
+            table = table.append_column(name, values)
+        return table
+    if kind == "pandas":
+        new = {name: values.to_pandas() for name, values in added.items()}
+        for series in new.values():
+            series.index = frame.index
+        return frame.assign(**new)
+    import polars as pl
+
+    return frame.with_columns([pl.from_arrow(values).alias(n) for n, values in added.items()])

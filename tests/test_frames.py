@@ -1,0 +1,112 @@
+"""dedup_frame: a frame gives the clusters `neardup dedup` gives for the same records in a file."""
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from neardup import dedup_frame
+from neardup.cli import main
+from neardup.errors import ConfigError, InputError, MissingDependencyError
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample_zh.jsonl"
+
+
+@pytest.fixture(scope="module")
+def records():
+    return [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def cli_clusters(records, tmp_path_factory):
+    out = tmp_path_factory.mktemp("frames") / "out"
+    assert main(["dedup", str(SAMPLE), "--id-field", "id", "-o", str(out), "--quiet"]) == 0
+    with open(out / "clusters.csv", newline="", encoding="utf-8") as f:
+        return {row["id"]: row for row in csv.DictReader(f)}
+
+
+def _check_against_cli(rows, cli):
+    """rows: dicts with id, cluster_id, representative_id, similarity, method, duplicate."""
+    assert len(rows) == len(cli)
+    assert sum(r["duplicate"] for r in rows) == sum(
+        r["representative_id"] != r["id"] for r in cli.values()
+    )
+    for r in rows:
+        want = cli[str(r["id"])]
+        assert r["cluster_id"] == int(want["cluster_id"])
+        assert r["representative_id"] == want["representative_id"]
+        assert r["duplicate"] == (want["representative_id"] != want["id"])
+        assert (r["method"] or "") == want["method"]
+        if want["similarity"]:
+            assert r["similarity"] == pytest.approx(float(want["similarity"]), abs=1e-6)
+        else:
+            assert r["similarity"] is None or r["similarity"] != r["similarity"]  # null/NaN
+
+
+def test_arrow_table(records, cli_clusters):
+    table = pa.table({"id": [r["id"] for r in records], "text": [r["text"] for r in records]})
+    out = dedup_frame(table, id="id")
+    assert isinstance(out, pa.Table) and out.column_names[:2] == ["id", "text"]
+    assert (
+        out.column("text").chunks[0].buffers()[2].address
+        == table.column("text").chunks[0].buffers()[2].address
+    )  # the input's columns are shared, not copied
+    _check_against_cli(out.to_pylist(), cli_clusters)
+
+
+def test_pandas_frame(records, cli_clusters):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(records, index=[f"r{i}" for i in range(len(records))])
+    out = dedup_frame(frame, id="id")
+    assert isinstance(out, pd.DataFrame) and list(out.index) == list(frame.index)
+    assert "cluster_id" not in frame.columns  # the input is not modified
+    rows = [
+        {
+            **r,
+            "similarity": None if pd.isna(r["similarity"]) else r["similarity"],
+            "method": None if pd.isna(r["method"]) else r["method"],
+        }
+        for r in out.to_dict("records")
+    ]
+    _check_against_cli(rows, cli_clusters)
+
+
+def test_polars_frame(records, cli_clusters):
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame(records)
+    out = dedup_frame(frame, id="id")
+    assert isinstance(out, pl.DataFrame)
+    _check_against_cli(out.to_dicts(), cli_clusters)
+
+
+def test_row_numbers_without_an_id_column(records):
+    table = pa.table({"text": [r["text"] for r in records]})
+    out = dedup_frame(table).to_pylist()
+    for i, r in enumerate(out):
+        assert r["duplicate"] == (r["representative_id"] != i)
+        assert out[r["representative_id"]]["duplicate"] is False
+
+
+def test_clear_errors():
+    table = pa.table({"body": ["a"], "cluster_id": [1]})
+    with pytest.raises(ConfigError, match="text='text' is not a column; the columns are: body"):
+        dedup_frame(table)
+    with pytest.raises(ConfigError, match=r"already has column.*cluster_id"):
+        dedup_frame(table, text="body")
+    with pytest.raises(InputError, match=r"1 row.*no text.*row 1"):
+        dedup_frame(pa.table({"text": ["一段文字", None]}))
+    with pytest.raises(ConfigError, match="holds int64"):
+        dedup_frame(pa.table({"text": [1, 2]}))
+    with pytest.raises(ConfigError, match="pyarrow Table, a pandas or a polars DataFrame"):
+        dedup_frame([{"text": "x"}])
+
+
+def test_missing_extra_names_it(monkeypatch):
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"text": ["x"]})
+    monkeypatch.setitem(sys.modules, "polars", None)  # as if it were not installed
+    with pytest.raises(MissingDependencyError, match=r"neardup\[frames\]"):
+        dedup_frame(frame)
