@@ -197,3 +197,32 @@ def test_paragraph_detector_equals_pairwise_shares(tmp_path):
         assert {m.id for m in again.check(text).matches} == before
     with pytest.raises(IncompatibleIndexError):
         Detector(store=open_store(url, read_only=True), method="paragraph", threshold=0.7)
+
+
+def test_group_commit_gives_each_caller_its_own_answer(tmp_path):
+    """Concurrent writers share transactions; a conflict fails only its own request."""
+    det = Detector(store=open_store(f"sqlite:///{tmp_path}/g.db"), method="simhash")
+    barrier = threading.Barrier(16)
+    answers: dict[int, object] = {}
+
+    def send(i):
+        barrier.wait()
+        try:
+            if i % 2:
+                answers[i] = det.add("same", f"第{i}个不同的文本，内容各不相同：{i * 7919}")
+            else:
+                answers[i] = det.add_many([(f"u{i}", f"独立文档{i}号，编号{i * 104729}")])
+        except DocumentConflictError as exc:
+            answers[i] = exc
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    same = [answers[i] for i in range(1, 16, 2)]
+    assert sum(not isinstance(a, Exception) for a in same) == 1
+    assert sum(isinstance(a, DocumentConflictError) for a in same) == 7
+    assert all(answers[i][0].status == "inserted" for i in range(0, 16, 2))
+    assert len(det) == 9 and det.store.count() == 9
+    det.close()

@@ -25,6 +25,7 @@ from typing import Any
 
 from .config import FINGERPRINT_VERSION
 from .errors import ConfigError, InputError, NeardupError
+from .groupcommit import GroupCommit, Request
 from .methods import DEFAULT_METHOD, create, online_methods
 from .methods.incremental import Doc, Match
 from .simhash import feature_hash
@@ -94,6 +95,7 @@ class Detector:
         self.store_duplicates = store_duplicates
         self.max_matches = max_matches
         self._lock = threading.RLock()
+        self._commits = GroupCommit(self._write_group)
         self._hashes: dict[str, int] = {}  # every stored id -> text hash
         self._indexed: set[str] = set()  # the kept ids, in the index
         self._seq = 0  # the store position this process has seen (shared stores)
@@ -208,19 +210,41 @@ class Detector:
         item is checked against the earlier ones). An id may appear once per call."""
         prepared = [self._prepare(str(doc_id), text) for doc_id, text in items]
         _refuse_repeated_ids(prepared)
+        return self._commits.submit((prepared, replace, checkpoint))
+
+    def _write_group(self, group: list[Request]) -> None:
+        """Requests of concurrent callers in one transaction, in arrival order (group commit).
+
+        A request that cannot be accepted (a conflict) fails alone: its index changes are
+        repaired from the store inside the open transaction, which already holds the earlier
+        requests' rows. A storage failure fails the group: rolled back and repaired.
+        """
         with self._lock:
-            touched: set[str] = set()
+            touched_all: set[str] = set()
             try:
                 with self.store.writing():
                     self._catch_up()
-                    results, rows = self._decide(prepared, replace=replace, touched=touched)
-                    self.store.put_many(rows, checkpoint=checkpoint)
+                    for request in group:
+                        prepared, replace, checkpoint = request.work
+                        touched: set[str] = set()
+                        try:
+                            results, rows = self._decide(prepared, replace=replace, touched=touched)
+                        except NeardupError as exc:
+                            self._repair(touched)
+                            request.error = exc
+                            continue
+                        touched_all |= touched
+                        self.store.put_many(rows, checkpoint=checkpoint)
+                        request.result = results
                     self._committed()
             except BaseException:
-                self._repair(touched)  # nothing acknowledged: the index follows the store
+                self._repair(touched_all)  # nothing acknowledged: the index follows the store
+                for request in group:
+                    request.result = None
                 raise
-            self._duplicates += sum(1 for r in results if r.inserted and r.duplicate)
-        return results
+            for request in group:
+                if request.result is not None:
+                    self._duplicates += sum(r.inserted and r.duplicate for r in request.result)
 
     def _decide(
         self, prepared: list[_Prepared], *, replace: bool, touched: set[str]
