@@ -4,7 +4,7 @@ import threading
 import pytest
 
 import reference
-from neardup.errors import IncompatibleIndexError
+from neardup.errors import IncompatibleIndexError, InputError
 from neardup.normalize import normalize
 from neardup.online import Detector, DocumentConflictError
 from neardup.simhash import Fingerprinter
@@ -226,3 +226,11 @@ def test_group_commit_gives_each_caller_its_own_answer(tmp_path):
     assert all(answers[i][0].status == "inserted" for i in range(0, 16, 2))
     assert len(det) == 9 and det.store.count() == 9
     det.close()
+
+
+def test_unpaired_surrogates_are_input_errors_before_anything_is_stored():
+    det = Detector(store=open_store("memory://"))
+    for doc_id, text in (("a", "文字\ud800"), ("\udfff", "文字")):
+        with pytest.raises(InputError, match="not valid Unicode"):
+            det.add(doc_id, text)
+    assert len(det) == 0 and det.store.count() == 0

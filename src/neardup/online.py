@@ -179,10 +179,12 @@ class Detector:
     def _prepare(self, doc_id: str, text: str) -> _Prepared:
         if not isinstance(text, str):
             raise InputError(f"the text of document {doc_id!r} is a {type(text).__name__}")
-        if not _encodable(text):
-            raise InputError(
-                f"the text of document {doc_id!r} is not valid Unicode (an unpaired surrogate)"
-            )
+        for what, value in (("id", doc_id), ("text", text)):
+            if not _encodable(value):
+                raise InputError(
+                    f"the {what} of document {doc_id!r} is not valid Unicode (an unpaired "
+                    "surrogate)"
+                )
         return _Prepared(doc_id, feature_hash(text), len(text), self.index.prepare(text))
 
     def _matches(self, p: _Prepared, *, exclude: str | None = None) -> list[Match]:

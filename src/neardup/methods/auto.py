@@ -42,7 +42,7 @@ from ..markup import strip_markup
 from ..normalize import encode_texts, normalize_many
 from ..pairs import PairSet
 from ..variants import fold_traditional
-from .base import identical_groups
+from .base import exact_copy_pairs, identical_groups
 
 MATCH_KINDS = ("copy", "text")
 VERIFY_CHUNK = 1_000_000
@@ -357,13 +357,7 @@ class AutoMethod:
             "verified_pairs": int(ok.sum()),
         }
         verified = PairSet.build(reps[left[ok]], reps[right[ok]], method="auto", similarity=sim[ok])
-        exact = PairSet.build(
-            first[group[copies]],
-            copies,
-            method="exact",
-            similarity=np.ones(len(copies), np.float32),
-        )
-        return PairSet.concat([exact, verified])
+        return PairSet.concat([exact_copy_pairs(first, group, copies), verified])
 
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         """The similarity of each pair the rule calls a copy, 0 for the others (so that a

@@ -69,3 +69,13 @@ def identical_groups(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.n
             group[i] = len(first) - 1
         copies = copies[same]
     return first, group, copies
+
+
+def exact_copy_pairs(first: np.ndarray, group: np.ndarray, copies: np.ndarray) -> PairSet:
+    """Each repeated text paired with the first text it repeats (method ``exact``, similarity 1)."""
+    return PairSet.build(
+        first[group[copies]],
+        copies,
+        method="exact",
+        similarity=np.ones(len(copies), np.float32),
+    )

@@ -22,7 +22,7 @@ from ..normalize import normalize_many
 from ..pairs import PairSet
 from ..variants import fold_traditional
 from ..verify import MEASURES, ngram_sets, similarity_pairs
-from .base import identical_groups
+from .base import exact_copy_pairs, identical_groups
 
 
 @dataclass(frozen=True)
@@ -126,13 +126,7 @@ class NgramMethod:
         verified = PairSet.build(
             reps[left[keep]], reps[right[keep]], method="ngram", similarity=sim[keep]
         )
-        exact = PairSet.build(
-            first[group[copies]],
-            copies,
-            method="exact",
-            similarity=np.ones(len(copies), np.float32),
-        )
-        return PairSet.concat([exact, verified])
+        return PairSet.concat([exact_copy_pairs(first, group, copies), verified])
 
     @staticmethod
     def _stats(n: int, copies: int, s: CandidateStats, verified: int) -> dict[str, int]:

@@ -20,10 +20,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
-from ..errors import NeardupError, StoreBusyError, StoreError, StoreFullError
+from ..errors import InputError, NeardupError, StoreBusyError, StoreError, StoreFullError
 from ..online import AddResult, Detector, DocumentConflictError
 from ..store.url import backend, redact
-from .guard import Guard
+from .guard import Guard, request_headers
 from .metrics import CONTENT_TYPE, Metrics
 from .schemas import (
     BatchIn,
@@ -133,6 +133,10 @@ def _add_error_handlers(app: FastAPI, metrics: Metrics) -> None:
             headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         )
 
+    @app.exception_handler(InputError)
+    async def _bad_document(_request: Request, exc: InputError):
+        return _error(422, f"invalid request: {exc}")
+
     @app.exception_handler(NeardupError)
     async def _neardup(_request: Request, exc: NeardupError):
         return _error(400, str(exc))
@@ -209,10 +213,6 @@ def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics
         out = await call(detector.stats)
         url = out.pop("store")
         out["store"] = {"backend": backend(url)}
-        if guard.api_key is not None and guard.authorized(_lower_headers(request)):
+        if guard.api_key is not None and guard.authorized(request_headers(request.scope)):
             out["store"]["url"] = redact(url)
         return out
-
-
-def _lower_headers(request: Request) -> dict[str, str]:
-    return {k.lower(): v for k, v in request.headers.items()}

@@ -55,7 +55,7 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = _headers(scope)
+        headers = request_headers(scope)
         request_id = headers.get("x-request-id", "")
         if not _REQUEST_ID.fullmatch(request_id):
             request_id = uuid.uuid4().hex
@@ -140,7 +140,7 @@ class Guard:
                 return b"".join(chunks)
 
 
-def _headers(scope: Scope) -> dict[str, str]:
+def request_headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
 
 

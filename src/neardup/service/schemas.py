@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
 
 MAX_ID_LENGTH = 512
 
@@ -47,20 +47,9 @@ class CheckIn(BaseModel):
 class BatchIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    documents: list[DocumentIn] = Field(min_length=1, max_length=10_000)
-
-    @field_validator("documents")
-    @classmethod
-    def _each_id_once(cls, documents: list[DocumentIn]) -> list[DocumentIn]:
-        first: dict[str, int] = {}
-        for i, d in enumerate(documents):
-            if d.id in first:
-                raise ValueError(
-                    f"document id {d.id!r} appears twice (items {first[d.id]} and {i}); "
-                    "send each id once per batch"
-                )
-            first[d.id] = i
-        return documents
+    documents: list[DocumentIn] = Field(
+        min_length=1, max_length=10_000, description="each id once (checked by the detector)"
+    )
 
 
 class MatchOut(BaseModel):
