@@ -42,8 +42,9 @@ from .errors import ConfigError
 
 RULE_VERSION = "neardup-copy-1"
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
-_TOKEN = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")
+#: Code point ranges of CJK ideographs (a regex character-class body).
+CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+_TOKEN = re.compile(f"[{CJK_RANGES}]|[^\\W_{CJK_RANGES}]+")
 _CN_DIGITS = str.maketrans("〇零一二两三四五六七八九", "001223456789")
 _CN_NUMBER = re.compile(
     r"[〇零一二两三四五六七八九十百千万]{2,}"

@@ -2,13 +2,12 @@
 
 import itertools
 import json
-import shutil
-import subprocess
 
 import orjson
 import pytest
 
 import reference
+from browser import chromium_or_skip, console_errors, distinct_grey_levels, load_page
 from neardup.cli import main
 from neardup.normalize import normalize
 
@@ -137,49 +136,15 @@ def test_unknown_ids_and_skips(tmp_path, capsys):
 
 @pytest.mark.browser
 def test_report_page_in_headless_chromium(tmp_path):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+    chromium_or_skip()
     data = write_jsonl(tmp_path / "pairs.jsonl", pairs_rows())
     out = tmp_path / "report"
     assert (
         main(["eval", data, "--methods", "simhash,ngram", "--sweep", "-o", str(out), "--quiet"])
         == 0
     )
-    page = (out / "report.html").read_text()
-    import re
-
-    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)  # nothing loaded from outside
-    flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--enable-logging=stderr",
-        "--v=0",
-    ]
-    url = (out / "report.html").as_uri()
-    dom = subprocess.run(
-        [chromium, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120
-    )
-    assert dom.returncode == 0, dom.stderr[-2000:]
+    page = load_page(out / "report.html", tmp_path)
     # the page's own script ran and counted the plots the browser parsed: 2 methods x 2 plots
-    assert "plots: 4" in dom.stdout
-    assert "Uncaught" not in dom.stderr and ":CONSOLE(" not in dom.stderr
-    shot = tmp_path / "page.png"
-    subprocess.run(
-        [chromium, *flags, "--window-size=1200,1600", f"--screenshot={shot}", url],
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
-    import numpy as np
-    from PIL import Image
-
-    pixels = np.asarray(Image.open(shot).convert("L"))
-    assert len(np.unique(pixels)) > 20  # text and plots, not a blank page
+    assert "plots: 4" in page.dom
+    assert console_errors(page.log) == []
+    assert distinct_grey_levels(page.screenshot) > 20  # text and plots, not a blank page

@@ -20,7 +20,7 @@ from .. import __version__
 from ..errors import NeardupError
 
 # Subcommand modules, imported lazily so `neardup dedup` never imports FastAPI or pyspark.
-_SUBCOMMANDS = ("dedup", "compare", "index", "serve", "spark", "eval")
+_SUBCOMMANDS = ("dedup", "report", "compare", "index", "serve", "spark", "eval")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from .. import __version__
 from ..cluster import CLUSTER_RULES, KEEP_RULES
@@ -41,12 +42,22 @@ from ..io import (
 )
 from ..methods import create
 from ..pairs import METHODS
+from ..report.page import render as render_report
+from ..report.sample import report_data, texts_from_records
 from .options import add_method_options, method_options, record_reader
 
 CHUNK = 100_000
 TABLES_FILE = "common_grams.npz"
 SUMMARY = "summary.json"
-OUTPUT_NAMES = KEPT_NAMES | {"clusters.csv", "skipped.jsonl", "pairs.csv", TABLES_FILE}
+REPORT_DATA, REPORT = "report_data.json", "report.html"
+OUTPUT_NAMES = KEPT_NAMES | {
+    "clusters.csv",
+    "skipped.jsonl",
+    "pairs.csv",
+    TABLES_FILE,
+    REPORT_DATA,
+    REPORT,
+}
 STAGE_PREFIX = ".neardup-run-"
 
 
@@ -55,8 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dedup",
         help="remove near-duplicates from a file",
         description="Deduplicate INPUT (JSONL[.gz|.zst], CSV, TSV, Parquet or text, one document "
-        "per line) and write OUTDIR/kept.<ext>, clusters.csv, summary.json (and skipped.jsonl, "
-        "pairs.csv when there are any / asked for).",
+        "per line) and write OUTDIR/kept.<ext>, clusters.csv, report_data.json, summary.json (and "
+        "skipped.jsonl, pairs.csv, report.html when there are any / asked for).",
     )
     p.add_argument("input", help="input file")
     p.add_argument("-o", "--output", required=True, help="output directory (created if missing)")
@@ -85,6 +96,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="bad records: fail with an error naming them, or skip and count them",
     )
     p.add_argument("--pairs", action="store_true", help="also write the verified pairs (pairs.csv)")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="also write report.html: counts, distributions and a sample of removals side by "
+        "side (`neardup report OUTDIR` builds it later from report_data.json)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_method_options(p)
     p.set_defaults(func=run)
@@ -194,6 +211,9 @@ def run(args: argparse.Namespace) -> int:
     timings["read" if fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
 
     result = find_duplicates(args, method, lengths, texts, fps, timings)
+    t0 = time.perf_counter()
+    report = run_report_data(args, method, result, ids, numbers, lengths, texts)
+    timings["report_sample"] = time.perf_counter() - t0
     del texts
 
     run_id = uuid.uuid4().hex
@@ -202,9 +222,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         t0 = time.perf_counter()
         written, kept = write_outputs(stage, args, method, reader, ids, numbers, skipped, result)
+        (stage / REPORT_DATA).write_bytes(orjson.dumps(report))
         timings["write"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - t_start
         summary = build_summary(args, method, reader, ids, skipped, result, written, kept, timings)
+        if args.report:  # built from the summary as published, so `neardup report` agrees
+            t0 = time.perf_counter()
+            page = render_report({"run_id": run_id, **summary}, report)
+            (stage / REPORT).write_text(page, encoding="utf-8")
+            summary["seconds"]["report"] = round(time.perf_counter() - t0, 4)
         write_summary(stage, run_id, summary)
         publish(stage, out)
     finally:
@@ -241,6 +267,27 @@ def find_duplicates(args, method, lengths, texts, fps, timings) -> DedupResult:
     )
     timings["cluster"] = time.perf_counter() - t0
     return result
+
+
+def run_report_data(args, method, result, ids, numbers, lengths, texts) -> dict:
+    """The report's distributions and sample (texts from memory, or one more input pass)."""
+    near = getattr(method, "near_misses", None)
+    thresholds = getattr(method, "thresholds", None)
+
+    def texts_of(positions: list[int]) -> dict[int, str]:
+        if texts:
+            return {p: texts[p] for p in positions}
+        wanted = {numbers[p]: p for p in positions}
+        return texts_from_records(record_reader(args), wanted) if wanted else {}
+
+    return report_data(
+        result,
+        ids=ids,
+        lengths=lengths,
+        thresholds=thresholds() if thresholds is not None else {},
+        near_misses=near.to_list() if near is not None else [],
+        texts_of=texts_of,
+    )
 
 
 def write_outputs(stage, args, method, reader, ids, numbers, skipped, result) -> tuple[int, Path]:
@@ -386,6 +433,8 @@ def build_summary(args, method, reader, ids, skipped, result, written, kept_path
             "skipped": "skipped.jsonl" if skipped else None,
             "pairs": "pairs.csv" if args.pairs else None,
             "tables": TABLES_FILE if getattr(method, "tables", None) is not None else None,
+            "report_data": REPORT_DATA,
+            "report": REPORT if args.report else None,
         },
         "tables": method.tables.digest() if getattr(method, "tables", None) is not None else None,
         "seconds": {k: round(v, 4) for k, v in timings.items()},

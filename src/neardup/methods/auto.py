@@ -39,6 +39,7 @@ from ..copyrule import CopyRule, CopyVerdict, judge_pairs, tokenize
 from ..errors import ConfigError, InputError
 from ..index.ngram import candidates_from_keys
 from ..markup import strip_markup
+from ..nearmiss import NearMisses
 from ..normalize import encode_texts, normalize_many
 from ..pairs import PairSet
 from ..variants import fold_traditional
@@ -197,6 +198,7 @@ class AutoMethod:
         self.given_tables = tables  # frozen tables to use; otherwise each batch fits its own
         self.tables = tables
         self.stats: dict[str, Any] = {}
+        self.near_misses = NearMisses()  # the last batch's closest rejected candidates
 
     def online_index(self) -> Any:
         from .incremental import AutoOnline
@@ -266,7 +268,7 @@ class AutoMethod:
         self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Similarity and verdict of each pair ``(a[ia[k]], b[ib[k]])``."""
-        verdicts, checked = self.judge(a, ia, b, ib)
+        verdicts, checked, _short = self.judge(a, ia, b, ib)
         sim = np.zeros(len(ia), np.float32)
         ok = np.zeros(len(ia), np.bool_)
         sim[checked] = [v.similarity for v in verdicts]
@@ -275,8 +277,9 @@ class AutoMethod:
 
     def judge(
         self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray
-    ) -> tuple[list[CopyVerdict], np.ndarray]:
-        """Verdicts on the pairs whose shape can pass, and the positions of those pairs.
+    ) -> tuple[list[CopyVerdict], np.ndarray, np.ndarray]:
+        """Verdicts on the pairs whose shape can pass, the positions of those pairs, and which
+        of them the short-text rule judged.
 
         Cheap bounds first (set sizes, token counts), rare-gram containment by a compiled
         kernel, token alignment only where it can still change the answer.
@@ -334,7 +337,47 @@ class AutoMethod:
         )
         if cfg.match == "text":
             verdicts = [replace(v, copy=True) for v in verdicts]
-        return verdicts, checked
+        return verdicts, checked, strict[checked]
+
+    def thresholds(self) -> dict[str, float]:
+        """The decision points a report marks, by the measure they apply to."""
+        cfg = self.config
+        if cfg.match == "text":
+            return {"rare-gram Jaccard": cfg.text_threshold}
+        return {
+            "similarity (short texts)": cfg.short_similarity,
+            "containment (long texts)": cfg.containment,
+            "coverage (long texts)": cfg.coverage,
+        }
+
+    def _offer_near_misses(
+        self,
+        misses: NearMisses,
+        left: np.ndarray,
+        right: np.ndarray,
+        verdicts: list[CopyVerdict],
+        short: np.ndarray,
+    ) -> None:
+        """Offer the rejected verdicts of one chunk, per route, to ``misses``."""
+        cfg = self.config
+        rejected = np.array([not v.copy for v in verdicts], np.bool_)
+        for is_short, route, threshold in (
+            (True, "short texts: similarity", cfg.short_similarity),
+            (False, "long texts: containment", cfg.containment),
+        ):
+            pick = np.flatnonzero(rejected & (short == is_short))
+            chosen = [verdicts[k] for k in pick.tolist()]
+            score = [v.similarity if is_short else v.containment for v in chosen]
+            misses.offer(
+                left[pick],
+                right[pick],
+                np.asarray(score, np.float64),
+                threshold=threshold,
+                route=route,
+                reason=lambda k, chosen=chosen, is_short=is_short: _why_not(
+                    chosen[k], short=is_short, config=cfg
+                ),
+            )
 
     # -- batch ----------------------------------------------------------------------------
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
@@ -345,9 +388,16 @@ class AutoMethod:
         left, right, cstats = candidates_from_keys(*prepared.sketch)
         sim = np.zeros(len(left), np.float32)
         ok = np.zeros(len(left), np.bool_)
+        misses = NearMisses()
         for lo in range(0, len(left), VERIFY_CHUNK):  # bounded memory for many candidates
-            part = slice(lo, lo + VERIFY_CHUNK)
-            sim[part], ok[part] = self.verify(prepared, left[part], prepared, right[part])
+            part_l, part_r = left[lo : lo + VERIFY_CHUNK], right[lo : lo + VERIFY_CHUNK]
+            verdicts, checked, short = self.judge(prepared, part_l, prepared, part_r)
+            sim[lo + checked] = [v.similarity for v in verdicts]
+            ok[lo + checked] = [v.copy for v in verdicts]
+            self._offer_near_misses(
+                misses, reps[part_l[checked]], reps[part_r[checked]], verdicts, short
+            )
+        self.near_misses = misses
         self.stats = {
             "documents": len(compared),
             "exact_copies": len(copies),
@@ -374,7 +424,7 @@ class AutoMethod:
         ca, cb = self.compared([a, b])
         pa, pb = self.prepare([ca]), self.prepare([cb])
         zero = np.zeros(1, np.int64)
-        verdicts, checked = self.judge(pa, zero, pb, zero)
+        verdicts, checked, _short = self.judge(pa, zero, pb, zero)
         v = verdicts[0] if len(checked) else None
         return {
             "method": self.name,
@@ -389,6 +439,27 @@ class AutoMethod:
             "hard_change": v.year_change if v else False,
             "duplicate": bool(v.copy) if v else False,
         }
+
+
+def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:
+    """Why the copy rule rejected a pair, in the words of its thresholds."""
+    if verdict.year_change:
+        return "a year, date, ordinal or identifier differs: another event or record"
+    if verdict.value_changes:
+        allowed = 0 if short else config.max_value_changes
+        return (
+            f"{verdict.value_changes} substituted values (numbers or names); a copy changes "
+            f"at most {allowed} number{'s' if allowed != 1 else ''} and no name"
+        )
+    if short:
+        return (
+            f"coverage {verdict.coverage:.3f} < {config.short_similarity} and containment "
+            f"{verdict.containment:.3f} < {config.short_containment} (short texts)"
+        )
+    return (
+        f"containment {verdict.containment:.3f} (needs >= {config.containment}), coverage "
+        f"{verdict.coverage:.3f} (needs >= {config.coverage})"
+    )
 
 
 def merge_prepared(parts: Sequence[Prepared]) -> Prepared:

@@ -18,6 +18,7 @@ from ..config import NormalizeConfig
 from ..errors import ConfigError
 from ..index.ngram import CandidateStats, candidate_pairs, key_sets
 from ..markup import strip_markup
+from ..nearmiss import NearMisses
 from ..normalize import normalize_many
 from ..pairs import PairSet
 from ..variants import fold_traditional
@@ -82,6 +83,7 @@ class NgramMethod:
     def __init__(self, config: NgramConfig | None = None):
         self.config = config or NgramConfig()
         self.stats: dict[str, int] = {}
+        self.near_misses = NearMisses()  # the last batch's closest rejected candidates
 
     @property
     def measure(self) -> str:
@@ -122,6 +124,14 @@ class NgramMethod:
             rep_texts, left, right, measure=cfg.measure, ngram=cfg.ngram, sets=sets
         )
         keep = sim >= cfg.threshold
+        self.near_misses = NearMisses()
+        self.near_misses.offer(
+            reps[left[~keep]],
+            reps[right[~keep]],
+            sim[~keep],
+            threshold=cfg.threshold,
+            route=cfg.measure,
+        )
         self.stats = self._stats(len(norm), len(copies), stats, int(keep.sum()))
         verified = PairSet.build(
             reps[left[keep]], reps[right[keep]], method="ngram", similarity=sim[keep]
@@ -140,6 +150,10 @@ class NgramMethod:
             "candidates": s.candidates,
             "verified_pairs": verified,
         }
+
+    def thresholds(self) -> dict[str, float]:
+        """The decision point a report marks, by the measure it applies to."""
+        return {f"{self.config.measure} similarity": self.config.threshold}
 
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         if len(left) != len(right):

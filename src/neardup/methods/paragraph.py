@@ -34,6 +34,7 @@ from ..config import HammingConfig, NormalizeConfig
 from ..errors import ConfigError
 from ..features import paragraphs as split_paragraphs
 from ..index.permuted import hamming_pairs
+from ..nearmiss import NearMisses
 from ..normalize import normalize_many
 from ..pairs import PairSet
 from ..simhash import hash_features
@@ -216,6 +217,7 @@ class ParagraphMethod:
     def __init__(self, config: ParagraphConfig | None = None):
         self.config = config or ParagraphConfig()
         self.stats: dict[str, int] = {}
+        self.near_misses = NearMisses()  # the last batch's closest rejected candidates
 
     def online_index(self) -> Any:
         from .incremental import ParagraphOnline
@@ -267,6 +269,10 @@ class ParagraphMethod:
             short,
         )
 
+    def thresholds(self) -> dict[str, float]:
+        """The decision point a report marks, by the measure it applies to."""
+        return {"paragraph share": self.config.threshold}
+
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
         cfg = self.config
         pp = self.paragraph_prints(texts)
@@ -290,6 +296,10 @@ class ParagraphMethod:
         share_b = matched_b / np.maximum(pp.counts[b], 1)
         score = np.maximum(share_a, share_b)
         keep = score >= cfg.threshold
+        self.near_misses = NearMisses()
+        self.near_misses.offer(
+            a[~keep], b[~keep], score[~keep], threshold=cfg.threshold, route="paragraph share"
+        )
         evidence = self._evidence(keys[keep], share_a[keep], share_b[keep], pair_key, pp, pl, pr, n)
         self.stats = {
             "documents": n,

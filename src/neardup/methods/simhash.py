@@ -12,6 +12,7 @@ import numpy as np
 from ..config import FingerprintConfig, HammingConfig, NormalizeConfig
 from ..errors import ConfigError
 from ..index.permuted import hamming_edges
+from ..nearmiss import NearMisses
 from ..normalize import normalize_many
 from ..pairs import PairSet
 from ..simhash import Fingerprinter, hamming_distances
@@ -72,6 +73,7 @@ class SimhashMethod:
     def __init__(self, config: SimhashConfig | None = None):
         self.config = config or SimhashConfig()
         self.fingerprinter = Fingerprinter(self.config.fingerprint_config())
+        self.near_misses = NearMisses()  # the last batch's closest rejected candidates
 
     def online_index(self) -> Any:
         from .incremental import SimhashIndex
@@ -85,6 +87,14 @@ class SimhashMethod:
     @property
     def threshold(self) -> float:
         return float(self.config.max_distance)
+
+    def thresholds(self) -> dict[str, float]:
+        """The decision points a report marks, by the measure they apply to."""
+        cfg = self.config
+        marks = {"hamming distance": float(cfg.max_distance)}
+        if cfg.verify is not None:
+            marks[f"{cfg.verify} similarity"] = cfg.min_similarity
+        return marks
 
     def fingerprint_many(self, texts: Sequence[str]) -> np.ndarray:
         return self.fingerprinter.fingerprint_many(texts)
@@ -106,6 +116,14 @@ class SimhashMethod:
             normalized, left, right, measure=self.config.verify, ngram=self.config.verify_ngram
         )
         keep = sim >= self.config.min_similarity
+        self.near_misses = NearMisses()
+        self.near_misses.offer(
+            left[~keep],
+            right[~keep],
+            sim[~keep],
+            threshold=self.config.min_similarity,
+            route=f"{self.config.verify} similarity",
+        )
         return PairSet.build(
             left[keep], right[keep], method="simhash", distance=dist[keep], similarity=sim[keep]
         )

@@ -1,0 +1,42 @@
+"""Side-by-side differences: character-level for Chinese, word-level for Latin script."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ..copyrule import CJK_RANGES
+
+# every character belongs to exactly one token, so the tokens join back into the text
+_TOKEN = re.compile(f"[{CJK_RANGES}]|[^\\W_{CJK_RANGES}]+|\\s+|.", re.S)
+
+
+def tokens(text: str) -> list[str]:
+    """Diff units of ``text``: each CJK character, each run of other letters or digits (a
+    word, a number), each run of white space, each other character.
+
+    >>> tokens("新闻 Shr 1.20")
+    ['新', '闻', ' ', 'Shr', ' ', '1', '.', '20']
+    """
+    return _TOKEN.findall(text)
+
+
+def diff_html(a: str, b: str) -> tuple[str, str]:
+    """Two HTML fragments: ``a`` with what only it has in ``<del>``, ``b`` with what only it
+    has in ``<ins>`` (an insert/delete alignment over :func:`tokens`)."""
+    from rapidfuzz.distance import Indel
+
+    ta, tb = tokens(a), tokens(b)
+    left: list[str] = []
+    right: list[str] = []
+    for op in Indel.opcodes(ta, tb):
+        part_a = html.escape("".join(ta[op.src_start : op.src_end]))
+        part_b = html.escape("".join(tb[op.dest_start : op.dest_end]))
+        if op.tag == "equal":
+            left.append(part_a)
+            right.append(part_b)
+        elif op.tag == "delete":
+            left.append(f"<del>{part_a}</del>")
+        elif op.tag == "insert":
+            right.append(f"<ins>{part_b}</ins>")
+    return "".join(left), "".join(right)

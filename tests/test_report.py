@@ -1,0 +1,191 @@
+"""The dedup report: what the run records, checked against its own outputs; the page in Chromium."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from browser import console_errors, distinct_grey_levels, load_page
+from neardup.cli import main
+from neardup.methods import create
+from neardup.report.diff import diff_html
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample_zh.jsonl"
+
+
+def unmark(fragment: str, tag: str) -> str:
+    """The text of a diff fragment with ``tag`` kept as text (its markup removed)."""
+    return html.unescape(re.sub(f"</?{tag}>", "", fragment))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_diff_fragments_are_the_two_texts(a, b):
+    left, right = diff_html(a, b)
+    assert unmark(left, "del") == a and unmark(right, "ins") == b
+    assert "<ins>" not in left and "<del>" not in right
+    # what both sides keep (outside the marks) is the same sequence
+    common_left = html.unescape(re.sub("<del>.*?</del>", "", left, flags=re.S))
+    common_right = html.unescape(re.sub("<ins>.*?</ins>", "", right, flags=re.S))
+    assert common_left == common_right
+
+
+def test_diff_is_by_character_for_chinese_and_by_word_for_latin():
+    left, right = diff_html("2025年全国两会召开", "2026年全国两会闭幕")
+    assert left == "<del>2025</del>年全国两会<del>召开</del>"
+    assert right == "<ins>2026</ins>年全国两会<ins>闭幕</ins>"
+    left, right = diff_html("the cat sat on the mat", "the dog sat on the mat")
+    assert left == "the <del>cat</del> sat on the mat"  # whole words, not "c" and "d"
+    assert right == "the <ins>dog</ins> sat on the mat"
+
+
+def read_clusters(out: Path) -> list[dict[str, str]]:
+    with open(out / "clusters.csv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def read_texts(path: Path) -> dict[str, str]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return {r["id"]: r["text"] for r in rows}
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "out"
+    args = ["dedup", str(SAMPLE), "--id-field", "id", "-o", str(out), "--report", "--quiet"]
+    assert main(args) == 0
+    return out
+
+
+def test_report_data_agrees_with_the_run_outputs(sample_run):
+    data = json.loads((sample_run / "report_data.json").read_text(encoding="utf-8"))
+    summary = json.loads((sample_run / "summary.json").read_text(encoding="utf-8"))
+    rows = read_clusters(sample_run)
+    texts = read_texts(SAMPLE)
+    removed = [r for r in rows if r["id"] != r["representative_id"]]
+    # distributions count every document, computed here from clusters.csv
+    sizes = Counter(Counter(r["cluster_id"] for r in rows).values())
+    sizes.pop(1, None)
+    got = dict(zip(data["cluster_sizes"]["sizes"], data["cluster_sizes"]["clusters"], strict=True))
+    assert got == dict(sizes)
+    assert data["removed_total"] == len(removed) == summary["counts"]["duplicates_removed"]
+    assert sum(data["length_removed"]) == len(removed)
+    assert sum(data["length_kept"]) == summary["counts"]["kept"]
+    per_method = Counter(r["method"] for r in removed)
+    assert {m: e["removed"] for m, e in data["per_method"].items()} == dict(per_method)
+    docs = data["documents"]
+    by_id = {r["id"]: r for r in rows}
+    # every sampled removal is a row of clusters.csv, shown with the input's texts
+    shown = data["random_removed"] + data["closest_removals"]
+    shown += [m for c in data["largest_clusters"] for m in c["members"]]
+    for row in shown:
+        dup, rep = docs[str(row["doc"])], docs[str(row["representative"])]
+        assert by_id[dup["id"]]["representative_id"] == rep["id"] != dup["id"]
+        assert by_id[dup["id"]]["method"] == row["method"]
+        assert dup["text"] == texts[dup["id"]][:2000] and rep["text"] == texts[rep["id"]][:2000]
+    assert len(data["random_removed"]) == min(30, len(removed))
+    # the largest clusters are the largest, in order
+    cluster_sizes = Counter(r["cluster_id"] for r in rows)
+    listed = [c["size"] for c in data["largest_clusters"]]
+    assert listed == sorted((s for s in cluster_sizes.values() if s > 1), reverse=True)[:10]
+    # closest calls: the lowest similarities among removals that are not exact copies
+    near = sorted(float(r["similarity"]) for r in removed if r["method"] != "exact")
+    assert [r["similarity"] for r in data["closest_removals"]] == pytest.approx(near[:20], abs=1e-5)
+
+
+def test_near_misses_are_rejected_pairs_with_their_scores(sample_run):
+    data = json.loads((sample_run / "report_data.json").read_text(encoding="utf-8"))
+    docs = data["documents"]
+    misses = data["near_misses"]
+    assert misses, "the sample has template look-alikes the copy rule rejects"
+    assert [m["score"] for m in misses] == sorted((m["score"] for m in misses), reverse=True)
+    auto = create("auto")
+    for m in misses:
+        a, b = docs[str(m["left"])], docs[str(m["right"])]
+        verdict = auto.compare(a["text"], b["text"])  # the full texts are short enough here
+        assert not a["truncated"] and not b["truncated"]
+        assert verdict["duplicate"] is False
+        measure = "similarity" if m["route"].startswith("short") else "containment"
+        if measure == "similarity":
+            assert m["score"] == pytest.approx(verdict["similarity"], abs=1e-6)
+
+
+def test_ngram_near_misses_are_below_the_threshold_with_the_methods_own_score(tmp_path):
+    base = "国务院召开常务会议部署稳外贸稳外资措施"
+    texts = [base, base + "要求各地落实", "国务院召开全体会议部署稳就业措施", "今天天气很好"]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["dedup", str(src), "-o", str(out), "--method", "ngram", "--quiet"]) == 0
+    data = json.loads((out / "report_data.json").read_text(encoding="utf-8"))
+    method = create("ngram")
+    assert data["near_misses"]
+    for m in data["near_misses"]:
+        a, b = texts[m["left"]], texts[m["right"]]
+        score = float(method.score_pairs([a], [b])[0])
+        assert m["score"] == pytest.approx(score, abs=1e-5) and score < m["threshold"]
+    assert data["thresholds"] == {"jaccard similarity": method.config.threshold}
+
+
+def test_long_texts_are_cut_and_say_so(tmp_path):
+    long = "".join(f"第{i}段：国务院召开常务会议，研究部署稳外贸稳外资措施。" for i in range(200))
+    src = tmp_path / "in.jsonl"
+    rows = [{"text": long}, {"text": long + "（完）"}]
+    src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    out = tmp_path / "out"
+    assert main(["dedup", str(src), "-o", str(out), "--quiet"]) == 0
+    data = json.loads((out / "report_data.json").read_text(encoding="utf-8"))
+    doc = data["documents"]["0"]
+    assert doc["truncated"] and len(doc["text"]) == 2000 and doc["length"] == len(long)
+
+
+def test_report_command_rebuilds_the_page_and_explains_missing_files(sample_run, tmp_path, capsys):
+    page = (sample_run / "report.html").read_text(encoding="utf-8")
+    (sample_run / "report.html").unlink()
+    assert main(["report", str(sample_run), "--quiet"]) == 0
+    assert (sample_run / "report.html").read_text(encoding="utf-8") == page
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+    assert "no summary.json" in capsys.readouterr().err
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "summary.json").write_text("{}")
+    assert main(["report", str(old)]) == 2
+    assert "no report_data.json" in capsys.readouterr().err
+
+
+def test_a_run_without_report_removes_the_old_page(tmp_path):
+    out = tmp_path / "out"
+    base = ["dedup", str(SAMPLE), "--id-field", "id", "-o", str(out), "--quiet"]
+    assert main([*base, "--report"]) == 0 and (out / "report.html").exists()
+    assert main([*base, "--method", "ngram"]) == 0
+    assert not (out / "report.html").exists()  # it described the previous run
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["outputs"]["report"] is None and "report_data.json" in summary["files"]
+
+
+@pytest.mark.browser
+def test_report_page_in_headless_chromium(sample_run, tmp_path):
+    data = json.loads((sample_run / "report_data.json").read_text(encoding="utf-8"))
+    page = load_page(sample_run / "report.html", tmp_path, size="1200,2400")
+    assert console_errors(page.log) == []
+    status = re.search(r"plots: (\d+), pairs: (\d+), highlighted differences: (\d+)", page.dom)
+    assert status, page.dom[:500]
+    plots, pairs, marks = (int(x) for x in status.groups())
+    # cluster sizes, auto's similarity, lengths (+ exact copies have no plot of their own)
+    assert plots == 3
+    expected = (
+        sum(len(c["members"]) for c in data["largest_clusters"])
+        + len(data["random_removed"])
+        + len(data["closest_removals"])
+        + len(data["near_misses"])
+    )
+    assert pairs == expected and marks > 0
+    assert distinct_grey_levels(page.screenshot) > 20
