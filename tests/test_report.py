@@ -189,3 +189,26 @@ def test_report_page_in_headless_chromium(sample_run, tmp_path):
     )
     assert pairs == expected and marks > 0
     assert distinct_grey_levels(page.screenshot) > 20
+
+
+def test_paragraph_pairs_carry_their_matched_paragraphs(tmp_path):
+    story = [
+        "国务院总理主持召开国务院常务会议，部署进一步稳外贸稳外资的政策措施，推动外贸保稳提质。",
+        "会议指出，今年以来各地区各部门认真贯彻党中央决策部署，外贸进出口保持较快增长势头。",
+        "会议要求，加大出口信用保险支持力度，优化跨境贸易结算，帮助企业稳订单拓市场。",
+    ]
+    digest = [*story, "另据报道，全国多地近日迎来强降雨天气，气象部门提醒公众注意出行安全。"]
+    texts = ["\n".join(story), "\n".join(digest)]
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        "".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in texts), "utf-8"
+    )
+    out = tmp_path / "out"
+    args = ["dedup", str(src), "-o", str(out), "--method", "paragraph", "--report", "--quiet"]
+    assert main(args) == 0
+    data = json.loads((out / "report_data.json").read_text(encoding="utf-8"))
+    (row,) = data["random_removed"]
+    oracle = create("paragraph").compare(texts[0], texts[1])
+    assert row["evidence"]["matched_paragraphs"] == oracle["matched_paragraphs"]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "matched paragraphs (earlier, later): 0-0, 1-1, 2-2" in page

@@ -268,6 +268,15 @@ def _pair(row: dict[str, Any], docs: dict[str, Any]) -> str:
         facts.append(f"similarity {row['similarity']:.3f}")
     if row.get("distance") is not None:
         facts.append(f"Hamming distance {row['distance']}")
+    evidence = row.get("evidence") or {}
+    if "matched_paragraphs" in evidence:
+        earlier = "kept" if row["representative"] < row["doc"] else "removed"
+        facts.append(
+            f"{evidence.get('containment', '')}: {evidence['share_a']:.0%} of the earlier "
+            f"({earlier}) and {evidence['share_b']:.0%} of the later document in matched "
+            "paragraphs (earlier, later): "
+            + ", ".join(f"{a}-{b}" for a, b in evidence["matched_paragraphs"][:20])
+        )
     return _columns(
         " · ".join(facts),
         (f"kept {rep['id']}", rep),

@@ -52,15 +52,22 @@ def sample_positions(
     dist = result.distance_to_representative
     code = result.method_to_representative
 
+    evidence = result.pairs.evidence
+
     def row(doc: int) -> dict[str, Any]:
         s = float(sim[doc])
-        return {
+        r = int(rep[doc])
+        out = {
             "doc": doc,
-            "representative": int(rep[doc]),
+            "representative": r,
             "method": METHODS[int(code[doc])],
             "similarity": None if s != s else round(s, 6),
             "distance": None if dist[doc] < 0 else int(dist[doc]),
         }
+        found = evidence.get((min(r, doc), max(r, doc)))
+        if found:  # e.g. matched paragraphs, oriented as (earlier, later) document
+            out["evidence"] = found
+        return out
 
     sizes_of = np.bincount(c.cluster_id, minlength=c.n_clusters) if n else np.empty(0, np.int64)
     biggest = np.argsort(-sizes_of, kind="stable")[: sizes.largest]
