@@ -138,7 +138,7 @@ def test_a_failure_before_publishing_keeps_the_old_run(tmp_path, two_inputs, mon
     assert dedup(plain, out, "--pairs", "--method", "simhash") == 0
     first = assert_one_complete_run(out)
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise OSError("disk full")
 
     monkeypatch.setattr(dedup_cmd, "write_clusters", broken)

@@ -19,7 +19,8 @@ SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample_zh.jsonl"
 
 
 def corpus() -> list[str]:
-    """The bundled sample plus planted copies: truncated, wrapped in markup, re-punctuated."""
+    """The bundled sample plus planted copies (truncated, wrapped in markup, re-punctuated)
+    and repeated texts too short for any candidate key."""
     texts = [orjson.loads(line)["text"] for line in SAMPLE.read_bytes().splitlines()]
     rng = random.Random(7)
     planted = []
@@ -33,7 +34,9 @@ def corpus() -> list[str]:
             planted.append(t.replace("。", "。\n\n"))
         else:
             planted.append("据报道，" + t)
-    out = texts + planted
+    # texts too short for any candidate key (batch finds them as exact copies)
+    tiny = ["[", "。。。", "哈哈哈", "！", "@", "[哈哈]", "哈哈~~~"] * 3
+    out = texts + planted + tiny
     rng.shuffle(out)
     return out
 

@@ -178,13 +178,28 @@ def cluster_result(
         unit=unit,
         order=order,
     )
-    found = clusters_from_representatives(rep)
     # the pair linking each duplicate to its representative: a verified pair, or the unit link
     # of the document (or of its representative) for identical documents
     chosen = np.full(n, -1, np.int64)
     chosen[via >= 0] = between[via[via >= 0]]
     copies = (via < 0) & (rep != np.arange(n))
     chosen[copies] = np.maximum(link_of[copies], link_of[rep[copies]])
+    return linked_result(method_name, pairs, rep, chosen, fingerprints=fingerprints)
+
+
+def linked_result(
+    method_name: str,
+    pairs: PairSet,
+    representative: np.ndarray,
+    chosen: np.ndarray,
+    *,
+    fingerprints: np.ndarray | None = None,
+) -> DedupResult:
+    """The result whose duplicates are linked to ``representative`` by the pairs ``chosen``
+    (an index into ``pairs``, -1 for none); distances from fingerprints when there are any."""
+    rep = np.asarray(representative, np.int64)
+    n = len(rep)
+    default = method_name if method_name in METHODS else "exact"
     has = chosen >= 0
     dist = np.full(n, -1, np.int16)
     sim = np.full(n, np.nan, np.float32)
@@ -195,6 +210,7 @@ def cluster_result(
     if fingerprints is not None and n:
         dist = hamming_distances(fingerprints, fingerprints[rep])
     dist[rep == np.arange(n)] = 0
+    found = clusters_from_representatives(rep)
     return DedupResult(method_name, pairs, found, dist, sim, code, {}, fingerprints)
 
 

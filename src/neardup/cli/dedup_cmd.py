@@ -17,6 +17,7 @@ import sys
 import time
 import uuid
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,11 @@ import numpy as np
 import orjson
 
 from .. import __version__
+from ..against import against_result
 from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..config import FINGERPRINT_VERSION
 from ..dedup import DedupResult, cluster_result, dedup_with
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from ..io import (
     FORMATS,
     KEPT_NAMES,
@@ -95,6 +97,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="fail",
         help="bad records: fail with an error naming them, or skip and count them",
     )
+    p.add_argument(
+        "--against",
+        metavar="REFERENCE",
+        help="remove from INPUT only what duplicates REFERENCE (a file, read with the same "
+        "--text-field/--id-field); REFERENCE is not changed and INPUT documents are not "
+        "compared with each other: the answer of `index add REFERENCE` + `index query INPUT`",
+    )
     p.add_argument("--pairs", action="store_true", help="also write the verified pairs (pairs.csv)")
     p.add_argument(
         "--report",
@@ -151,7 +160,35 @@ def warn_lost_tail(reader: RecordReader, item: Skipped) -> None:
         print(f"neardup: warning: {reader.source}: {item.message}", file=sys.stderr)
 
 
-def read_all(reader: RecordReader, method: Any, *, quiet: bool):
+@dataclass
+class Batch:
+    """The documents of a run, in order: ids, record numbers, lengths, texts (or, for streaming
+    methods, fingerprints), and the skipped records. ``start``: documents before it are the
+    ``--against`` reference (their record numbers are the reference's)."""
+
+    ids: list[str]
+    numbers: list[int]
+    lengths: np.ndarray
+    texts: list[str]
+    skipped: list[Skipped]
+    fps: np.ndarray | None
+    start: int = 0
+
+    def joined(self, batch: Batch) -> Batch:
+        """This batch (the reference) followed by ``batch`` (the input)."""
+        fps = None if self.fps is None else np.concatenate([self.fps, batch.fps])
+        return Batch(
+            self.ids + batch.ids,
+            self.numbers + batch.numbers,
+            np.concatenate([self.lengths, batch.lengths]),
+            self.texts + batch.texts,
+            batch.skipped,
+            fps,
+            start=len(self.ids),
+        )
+
+
+def read_all(reader: RecordReader, method: Any, *, quiet: bool) -> Batch:
     """Read every record; for streaming methods, fingerprint in chunks and drop the texts."""
     ids: list[str] = []
     numbers: list[int] = []
@@ -195,7 +232,7 @@ def read_all(reader: RecordReader, method: Any, *, quiet: bool):
         fp_parts.append(method.fingerprint_many(chunk))
     bar.close()
     fps = np.concatenate(fp_parts) if fp_parts else (np.empty(0, np.uint64) if streaming else None)
-    return ids, numbers, np.array(lengths, np.int64), texts, skipped, fps
+    return Batch(ids, numbers, np.array(lengths, np.int64), texts, skipped, fps)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -204,28 +241,36 @@ def run(args: argparse.Namespace) -> int:
     options = method_options(args)
     method = create(args.method, **options)
     reader = record_reader(args)
+    reference = reference_reader(args)
     out = prepare_output(args.output)
 
     t0 = time.perf_counter()
-    ids, numbers, lengths, texts, skipped, fps = read_all(reader, method, quiet=args.quiet)
-    timings["read" if fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
+    batch = read_all(reader, method, quiet=args.quiet)
+    ref = read_all(reference, method, quiet=args.quiet) if reference is not None else None
+    both = batch if ref is None else ref.joined(batch)
+    timings["read" if batch.fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
 
-    result = find_duplicates(args, method, lengths, texts, fps, timings)
+    result = find_duplicates(args, method, both, timings)
     t0 = time.perf_counter()
-    report = run_report_data(args, method, result, ids, numbers, lengths, texts)
+    report = run_report_data(args, method, result, both, reference, ref)
     timings["report_sample"] = time.perf_counter() - t0
-    del texts
+    start, all_ids = both.start, both.ids
+    for part in (both, batch, ref):  # the texts are not needed any more
+        if part is not None:
+            part.texts = []
 
     run_id = uuid.uuid4().hex
     stage = out / (STAGE_PREFIX + run_id)
     stage.mkdir()
     try:
         t0 = time.perf_counter()
-        written, kept = write_outputs(stage, args, method, reader, ids, numbers, skipped, result)
+        written, kept = write_outputs(stage, args, method, reader, batch, result, all_ids, start)
         (stage / REPORT_DATA).write_bytes(orjson.dumps(report))
         timings["write"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - t_start
-        summary = build_summary(args, method, reader, ids, skipped, result, written, kept, timings)
+        summary = build_summary(args, method, reader, batch, result, start, written, kept, timings)
+        if ref is not None:
+            summary["reference"] = reference_summary(reference, ref)
         if args.report:  # built from the summary as published, so `neardup report` agrees
             t0 = time.perf_counter()
             page = render_report({"run_id": run_id, **summary}, report)
@@ -237,71 +282,124 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(stage, ignore_errors=True)
     if not args.quiet:
         c = summary["counts"]
+        against = f" (against {reference.source})" if reference is not None else ""
         print(
             f"neardup: {c['records_read']} records: {c['kept']} kept, {c['duplicates_removed']} "
-            f"duplicates removed in {c['duplicate_clusters']} clusters, {c['skipped']} skipped; "
-            f"{timings['total']:.1f}s -> {out}",
+            f"duplicates removed{against} in {c['duplicate_clusters']} clusters, "
+            f"{c['skipped']} skipped; {timings['total']:.1f}s -> {out}",
             file=sys.stderr,
         )
     return 0
 
 
-def find_duplicates(args, method, lengths, texts, fps, timings) -> DedupResult:
-    """Pairs and clusters: from the fingerprints of a streaming method, else from the texts."""
-    if fps is None:
-        result = dedup_with(method, texts, keep=args.keep, lengths=lengths, clusters=args.clusters)
-        timings.update(result.timings)
-        return result
-    t0 = time.perf_counter()
-    pairs = method.pairs_from_fingerprints(fps)
-    timings["find_pairs"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    result = cluster_result(
-        method.name,
-        pairs,
-        len(fps),
-        keep=args.keep,
-        lengths=lengths,
-        fingerprints=fps,
-        clusters=args.clusters,
+def reference_reader(args: argparse.Namespace) -> RecordReader | None:
+    """The reader of ``--against REFERENCE`` (its format from its own name), or None."""
+    if not args.against:
+        return None
+    if args.keep != "first" or args.clusters != "greedy":
+        raise ConfigError(
+            "--against keeps every reference document and matches each input document to the "
+            "reference alone; drop --keep longest / --clusters components"
+        )
+    if args.pairs:
+        raise ConfigError("--pairs is not available with --against yet; clusters.csv holds "
+                          "each removed document's reference match")  # fmt: skip
+    return RecordReader(
+        args.against,
+        text_field=args.text_field,
+        id_field=args.id_field,
+        on_error=args.on_error,
     )
+
+
+def reference_summary(reader: RecordReader, ref: Batch) -> dict[str, Any]:
+    skipped = len(ref.skipped) - sum(s.reason == "empty_file" for s in ref.skipped)
+    return {
+        "input": str(reader.path),
+        "format": reader.format,
+        "records_read": len(ref.ids) + skipped,
+        "documents": len(ref.ids),
+        "skipped": skipped,
+    }
+
+
+def find_duplicates(args, method, batch: Batch, timings) -> DedupResult:
+    """Pairs and clusters: from the fingerprints of a streaming method, else from the texts;
+    with ``--against``, by the reference rule of :mod:`neardup.against`."""
+    n = len(batch.ids)
+    if batch.fps is None:
+        keep, rule = ("first", "greedy") if args.against else (args.keep, args.clusters)
+        result = dedup_with(method, batch.texts, keep=keep, lengths=batch.lengths, clusters=rule)
+        timings.update(result.timings)
+        pairs, fps = result.pairs, result.fingerprints
+        if not args.against:
+            return result
+    else:
+        t0 = time.perf_counter()
+        pairs, fps = method.pairs_from_fingerprints(batch.fps), batch.fps
+        timings["find_pairs"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if args.against:
+        result = against_result(method.name, pairs, n, n_reference=batch.start, fingerprints=fps)
+    else:
+        result = cluster_result(
+            method.name,
+            pairs,
+            n,
+            keep=args.keep,
+            lengths=batch.lengths,
+            fingerprints=fps,
+            clusters=args.clusters,
+        )
     timings["cluster"] = time.perf_counter() - t0
     return result
 
 
-def run_report_data(args, method, result, ids, numbers, lengths, texts) -> dict:
+def run_report_data(args, method, result, both: Batch, reference, ref) -> dict:
     """The report's distributions and sample (texts from memory, or one more input pass)."""
     near = getattr(method, "near_misses", None)
     thresholds = getattr(method, "thresholds", None)
 
     def texts_of(positions: list[int]) -> dict[int, str]:
-        if texts:
-            return {p: texts[p] for p in positions}
-        wanted = {numbers[p]: p for p in positions}
-        return texts_from_records(record_reader(args), wanted) if wanted else {}
+        if both.texts:
+            return {p: both.texts[p] for p in positions}
+        found: dict[int, str] = {}
+        sources = [(record_reader(args), both.start, both.numbers[both.start :])]
+        if ref is not None:
+            sources.append((reference, 0, ref.numbers))
+        for reader, lo, numbers in sources:
+            wanted = {numbers[p - lo]: p for p in positions if lo <= p < lo + len(numbers)}
+            if wanted:
+                found.update(texts_from_records(reader, wanted))
+        return found
 
     return report_data(
         result,
-        ids=ids,
-        lengths=lengths,
+        ids=both.ids,
+        lengths=both.lengths,
         thresholds=thresholds() if thresholds is not None else {},
         near_misses=near.to_list() if near is not None else [],
         texts_of=texts_of,
     )
 
 
-def write_outputs(stage, args, method, reader, ids, numbers, skipped, result) -> tuple[int, Path]:
-    """Write every output but the summary into ``stage``; ``(records kept, kept file)``."""
-    rep = result.clusters.representative
-    is_rep = rep == np.arange(len(rep))
-    kept_numbers = set(np.asarray(numbers, np.int64)[is_rep].tolist())
+def write_outputs(
+    stage, args, method, reader, batch: Batch, result, all_ids, start
+) -> tuple[int, Path]:
+    """Write every output but the summary into ``stage``; ``(records kept, kept file)``.
+
+    ``all_ids`` name every position of ``result``; ``start`` is the position of the input's
+    first document (after the ``--against`` reference).
+    """
+    is_rep = result.clusters.is_representative[start:]
+    kept_numbers = set(np.asarray(batch.numbers, np.int64)[is_rep].tolist())
     kept_path = stage / kept_name(reader)
     written = write_kept(reader, kept_path, kept_numbers)
-    write_clusters(stage / "clusters.csv", ids, result)
-    if skipped:
-        write_skipped(stage / "skipped.jsonl", skipped)
+    write_clusters(stage / "clusters.csv", all_ids, result, start=start, reference=args.against)
+    if batch.skipped:
+        write_skipped(stage / "skipped.jsonl", batch.skipped)
     if args.pairs:
-        write_pairs(stage / "pairs.csv", ids, result)
+        write_pairs(stage / "pairs.csv", all_ids, result)
     tables = getattr(method, "tables", None)
     if tables is not None:  # frozen tables the run fitted: the online detector loads them
         tables.save(stage / TABLES_FILE)
@@ -346,18 +444,28 @@ def _move(source: Path, target: Path) -> None:
     os.replace(source, target)
 
 
-def write_clusters(path: Path, ids: list[str], result: DedupResult) -> None:
+def write_clusters(
+    path: Path, ids: list[str], result: DedupResult, *, start: int = 0, reference: bool = False
+) -> None:
+    """One row per input document. ``ids`` name every position of ``result``, whose first
+    ``start`` are the ``--against`` reference (no rows); with ``reference``, a
+    ``representative_in`` column says where each representative is: ``reference`` or ``input``."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
     from ..frames import cluster_columns
 
-    ids_arr = pa.array(ids, pa.string())
-    columns = cluster_columns(ids_arr, result)
+    all_ids = pa.array(ids, pa.string())
+    columns = cluster_columns(all_ids, result)
     columns["method"] = pc.fill_null(columns["method"], "")  # "" for a representative
     names = ("cluster_id", "representative_id", "distance", "similarity", "method")
-    pcsv.write_csv(pa.table({"id": ids_arr, **{n: columns[n] for n in names}}), path)
+    table = pa.table({"id": all_ids, **{n: columns[n] for n in names}}).slice(start)
+    if reference:
+        in_reference = result.clusters.representative[start:] < start
+        where = np.where(in_reference, "reference", "input")
+        table = table.append_column("representative_in", pa.array(where, pa.string()))
+    pcsv.write_csv(table, path)
 
 
 def write_skipped(path: Path, skipped: list[Skipped]) -> None:
@@ -398,9 +506,11 @@ def write_pairs(path: Path, ids: list[str], result: DedupResult) -> None:
             )
 
 
-def build_summary(args, method, reader, ids, skipped, result, written, kept_path, timings) -> dict:
-    c = result.clusters
-    sizes = np.bincount(c.cluster_id) if len(c) else np.empty(0, np.int64)
+def build_summary(args, method, reader, batch, result, start, written, kept_path, timings) -> dict:
+    """The run's summary; counts are over the input's documents (positions from ``start``)."""
+    ids, skipped = batch.ids, batch.skipped
+    rep = result.clusters.representative[start:]
+    removed = rep != np.arange(start, start + len(rep))
     reasons = Counter(s.reason for s in skipped)
     config = method.config
     params = config.to_dict() if hasattr(config, "to_dict") else _asdict(config)
@@ -419,9 +529,9 @@ def build_summary(args, method, reader, ids, skipped, result, written, kept_path
             "documents": len(ids),
             "skipped": n_read - len(ids),
             "skipped_by_reason": dict(sorted(reasons.items())),
-            "clusters": int(c.n_clusters),
-            "duplicate_clusters": int((sizes > 1).sum()),
-            "duplicates_removed": int(c.n_duplicates),
+            "clusters": len(np.unique(rep)),
+            "duplicate_clusters": len(np.unique(rep[removed])),
+            "duplicates_removed": int(removed.sum()),
             "kept": int(written),
             "pairs": len(result.pairs),
         },

@@ -111,13 +111,24 @@ class SimhashIndex:
 
 
 class _TextIndex:
-    """Shared by ``ngram``: kept compared texts with an m-gram candidate index."""
+    """Shared by ``ngram`` and ``auto``: the kept compared texts, found by identity (batch's
+    ``exact`` copies: also texts too short for any candidate key) and by the method's keys."""
 
     def __init__(self, method: Any):
         self.method = method
         self.texts: dict[str, str] = {}
+        self.identical: dict[str, dict[str, None]] = {}
         self.order = _Order()
         self._fingerprinter = Fingerprinter()
+
+    def _keep_text(self, doc_id: str, compared: str) -> None:
+        self.texts[doc_id] = compared
+        self.identical.setdefault(compared, {})[doc_id] = None
+
+    def _identical(self, compared: str, exclude: str | None) -> list[Match]:
+        """Kept documents with the same compared text: exact copies, similarity 1."""
+        same = self.identical.get(compared, {})
+        return [Match(i, None, 1.0, "exact") for i in same if i != exclude]
 
     def _fingerprint(self, text: str) -> int:
         return int(self._fingerprinter.fingerprint_many([text])[0])
@@ -126,7 +137,12 @@ class _TextIndex:
         self.add(doc_id, Doc(fingerprint, payload, (payload or {}).get("text", "")))
 
     def remove(self, doc_id: str) -> None:
-        if self.texts.pop(doc_id, None) is not None:
+        compared = self.texts.pop(doc_id, None)
+        if compared is not None:
+            same = self.identical.get(compared, {})
+            same.pop(doc_id, None)
+            if not same:
+                self.identical.pop(compared, None)
             self._unindex(doc_id)
         self.order.remove(doc_id)
 
@@ -143,7 +159,7 @@ class NgramOnline(_TextIndex):
         return Doc(self._fingerprint(text), {"text": compared}, compared)
 
     def add(self, doc_id: str, doc: Doc) -> None:
-        self.texts[doc_id] = doc.state
+        self._keep_text(doc_id, doc.state)
         self.keys.add(doc_id, doc.state)
         self.order.add(doc_id)
 
@@ -152,9 +168,11 @@ class NgramOnline(_TextIndex):
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
         cfg = self.method.config
-        ids = [i for i in self.keys.query(doc.state) if i != exclude]
+        exact = self._identical(doc.state, exclude)
+        same = {m.id for m in exact}
+        ids = [i for i in self.keys.query(doc.state) if i != exclude and i not in same]
         if not ids:
-            return []
+            return exact
         texts = [doc.state] + [self.texts[i] for i in ids]
         sims = similarity_pairs(
             texts,
@@ -168,7 +186,7 @@ class NgramOnline(_TextIndex):
             for i, s in zip(ids, sims.tolist(), strict=True)
             if s >= cfg.threshold
         ]
-        return _best_first(found, self.order)
+        return _best_first(exact + found, self.order)
 
 
 class AutoOnline(_TextIndex):
@@ -188,7 +206,7 @@ class AutoOnline(_TextIndex):
         self.add(doc_id, Doc(fingerprint, payload, self.method.prepare([compared])))
 
     def add(self, doc_id: str, doc: Doc) -> None:
-        self.texts[doc_id] = doc.state.compared[0]
+        self._keep_text(doc_id, doc.state.compared[0])
         self.prepared[doc_id] = doc.state
         for key in doc.state.sketch[0].tolist():
             self.postings.setdefault(key, {})[doc_id] = None
@@ -204,12 +222,14 @@ class AutoOnline(_TextIndex):
                     del self.postings[key]
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
+        exact = self._identical(doc.state.compared[0], exclude)
+        same = {m.id for m in exact}
         found: dict[str, None] = {}
         for key in doc.state.sketch[0].tolist():
             found.update(self.postings.get(key, {}))
-        ids = [i for i in found if i != exclude]
+        ids = [i for i in found if i != exclude and i not in same]
         if not ids:
-            return []
+            return exact
         from .auto import merge_prepared
 
         stored = merge_prepared([self.prepared[i] for i in ids])
@@ -221,7 +241,7 @@ class AutoOnline(_TextIndex):
             for i, s, good in zip(ids, sim.tolist(), ok.tolist(), strict=True)
             if good
         ]
-        return _best_first(out, self.order)
+        return _best_first(exact + out, self.order)
 
 
 class ParagraphOnline:

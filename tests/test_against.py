@@ -1,0 +1,109 @@
+"""`neardup dedup NEW --against REFERENCE` equals `index add REFERENCE` + `index query NEW`."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+
+import orjson
+import pytest
+
+from neardup.cli import main
+from neardup.methods import online_methods
+from neardup.methods.auto import CommonGrams
+from neardup.online import Detector
+from neardup.store import open_store
+from test_replay import corpus
+
+
+def write_jsonl(path, rows):
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path
+
+
+@pytest.fixture(scope="module")
+def halves(tmp_path_factory):
+    texts = corpus()
+    half = len(texts) // 2
+    base = tmp_path_factory.mktemp("against")
+    reference = [{"id": f"r{i}", "text": t} for i, t in enumerate(texts[:half])]
+    new = [{"id": f"n{i}", "text": t} for i, t in enumerate(texts[half:])]
+    return write_jsonl(base / "ref.jsonl", reference), write_jsonl(base / "new.jsonl", new)
+
+
+def online_answer(method_name, reference, new, tables):
+    """Each new document's best reference match (or None): the detector, added then checked."""
+    det = Detector(store=open_store("memory://"), method=method_name, tables=tables, max_matches=5)
+    for row in map(orjson.loads, reference.read_bytes().splitlines()):
+        det.add(row["id"], row["text"])
+    answer = {}
+    for row in map(orjson.loads, new.read_bytes().splitlines()):
+        found = det.check(row["text"])
+        answer[row["id"]] = found.matches[0].id if found.duplicate else None
+    return answer
+
+
+@pytest.mark.parametrize("method_name", online_methods())
+def test_against_equals_index_add_then_query(halves, tmp_path, method_name):
+    reference, new = halves
+    digest = hashlib.sha256(reference.read_bytes()).hexdigest()
+    out = tmp_path / "out"
+    args = ["dedup", str(new), "--against", str(reference), "--id-field", "id", "-o", str(out)]
+    assert main([*args, "--method", method_name, "--report", "--quiet"]) == 0
+    assert hashlib.sha256(reference.read_bytes()).hexdigest() == digest  # untouched
+    tables = CommonGrams.load(out / "common_grams.npz") if method_name == "auto" else None
+    expected = online_answer(method_name, reference, new, tables)
+    with open(out / "clusters.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["id"] for r in rows] == list(expected)  # one row per new document, in order
+    got = {
+        r["id"]: r["representative_id"] if r["representative_in"] == "reference" else None
+        for r in rows
+    }
+    for r in rows:  # a new document is never the duplicate of another new document
+        assert r["representative_in"] == "reference" or r["representative_id"] == r["id"]
+    removed = sum(v is not None for v in expected.values())
+    assert removed > 10, "the halves share copies to find"
+    mismatches = [(k, got[k], v) for k, v in expected.items() if got[k] != v]
+    assert not mismatches, mismatches[:10]
+    kept = [orjson.loads(line)["id"] for line in (out / "kept.jsonl").read_bytes().splitlines()]
+    assert kept == [k for k, v in expected.items() if v is None]
+    summary = json.loads((out / "summary.json").read_text())
+    c = summary["counts"]
+    assert c["duplicates_removed"] == removed and c["records_read"] == len(expected)
+    assert c["records_read"] == c["kept"] + c["duplicates_removed"] + c["skipped"]
+    assert summary["reference"]["documents"] == len(reference.read_bytes().splitlines())
+
+
+def test_new_copies_of_each_other_are_both_kept_unless_the_reference_has_them(tmp_path):
+    story = (
+        "国务院召开常务会议，部署进一步稳外贸稳外资的政策措施，推动外贸保稳提质，要求各地抓好落实。"
+    )
+    other = "教育部发布通知，要求各地做好高校毕业生就业创业工作，拓宽市场化社会化就业渠道。"
+    reference = write_jsonl(tmp_path / "ref.jsonl", [{"text": story}])
+    new = write_jsonl(
+        tmp_path / "new.jsonl",
+        [{"text": other}, {"text": other}, {"text": story}, {"text": story + "（完）"}],
+    )
+    out = tmp_path / "out"
+    assert main(["dedup", str(new), "--against", str(reference), "-o", str(out), "--quiet"]) == 0
+    with open(out / "clusters.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    # ids are record numbers of each file: representative "1" in the reference, not new record 1
+    assert [(r["representative_id"], r["representative_in"]) for r in rows] == [
+        ("1", "input"),
+        ("2", "input"),
+        ("1", "reference"),
+        ("1", "reference"),
+    ]
+
+
+def test_against_refuses_what_it_cannot_honour(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "a.jsonl", [{"text": "一条新闻"}])
+    for extra in (["--keep", "longest"], ["--clusters", "components"], ["--pairs"]):
+        code = main(["dedup", str(src), "--against", str(src), "-o", str(tmp_path / "o"), *extra])
+        assert code == 2
+        assert "--against" in capsys.readouterr().err
+    code = main(["dedup", str(src), "--against", str(tmp_path / "missing.jsonl"), "-o", "o"])
+    assert code == 2 and "missing.jsonl" in capsys.readouterr().err
