@@ -21,7 +21,7 @@ import pytest
 import zstandard
 
 import neardup
-from neardup.cli import dedup_cmd, main
+from neardup.cli import dedup_cmd, main, outputs
 from neardup.io import Skipped
 
 
@@ -115,14 +115,14 @@ def test_a_failed_publish_leaves_no_summary(tmp_path, two_inputs, monkeypatch, f
     plain, packed = two_inputs
     out = tmp_path / "out"
     assert dedup(plain, out, "--pairs", "--method", "simhash") == 0
-    move = dedup_cmd._move
+    move = outputs._move
 
     def crash(source, target):
         if target.name == fail_at:
             raise OSError("simulated crash")
         move(source, target)
 
-    monkeypatch.setattr(dedup_cmd, "_move", crash)
+    monkeypatch.setattr(outputs, "_move", crash)
     with pytest.raises(OSError, match="simulated crash"):
         dedup(packed, out, "--method", "ngram")
     assert not (out / "summary.json").exists()  # not complete: no reader takes it for a run
@@ -149,13 +149,13 @@ def test_a_failure_before_publishing_keeps_the_old_run(tmp_path, two_inputs, mon
 
 KILL_AFTER_KEPT = """
 import os, signal, sys
-from neardup.cli import dedup_cmd, main
-move = dedup_cmd._move
+from neardup.cli import dedup_cmd, main, outputs
+move = outputs._move
 def move_then_die(source, target):
     move(source, target)
     if target.name.startswith("kept"):
         os.kill(os.getpid(), signal.SIGKILL)
-dedup_cmd._move = move_then_die
+outputs._move = move_then_die
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -252,7 +252,7 @@ def test_invalid_utf8_header_fails_naming_the_file(tmp_path, capsys, on_error):
 
 def test_skipped_file_escapes_undecodable_bytes(tmp_path):
     path = tmp_path / "skipped.jsonl"
-    dedup_cmd.write_skipped(path, [Skipped(1, "a\udcff", "bad_id", "no field 'x\udcfe'")])
+    outputs.write_skipped(path, [Skipped(1, "a\udcff", "bad_id", "no field 'x\udcfe'")])
     entry = json.loads(path.read_bytes())
     assert entry == {
         "record": 1,

@@ -1,4 +1,4 @@
-"""Streaming readers and writers: JSON Lines (plain, .gz, .zst), CSV/TSV, Parquet and plain text.
+"""Streaming readers: JSON Lines (plain, .gz, .zst), CSV/TSV, Parquet and plain text.
 
 Every record carries its 1-based record number (the line for JSONL and text, the data row for
 CSV/TSV, the row for Parquet) so that errors can name it. A bad record raises
@@ -22,7 +22,7 @@ import io
 import os
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -47,10 +47,6 @@ _SUFFIX_FORMAT = {
 _COMPRESSIONS = (".gz", ".zst")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or lone surrogates
 LOST_TAIL = ("truncated", "corrupt_stream")  # reasons of a Skipped entry standing for a lost tail
-_KEPT_EXT = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "text": ".txt"}
-KEPT_NAMES = frozenset(
-    "kept" + ext + c for ext in _KEPT_EXT.values() for c in ("", *_COMPRESSIONS)
-)  # every name :func:`kept_name` can give
 csv.field_size_limit(1 << 30)
 
 
@@ -389,77 +385,3 @@ class RecordReader:
 def read_records(path: str | os.PathLike, **options: Any) -> RecordReader:
     """Shorthand for :class:`RecordReader`."""
     return RecordReader(path, **options)
-
-
-# -- writers ------------------------------------------------------------------------------------
-def write_kept(reader: RecordReader, out_path: Path, keep_numbers: Iterable[int]) -> int:
-    """Write the records whose numbers are in ``keep_numbers`` in the input's own format.
-
-    Reads the input again (so the texts need not stay in memory) and copies kept records
-    unchanged: JSONL and text lines byte for byte, CSV/TSV rows with the same header, Parquet
-    rows with the full schema. Stops after the last kept record, so a truncated tail the first
-    reading skipped is not read again. Returns the number written.
-    """
-    keep = keep_numbers if isinstance(keep_numbers, set) else set(keep_numbers)
-    fmt = reader.format
-    if fmt == "parquet":
-        return _write_kept_parquet(reader, out_path, keep)
-    written = 0
-    with open_binary(out_path, "wb") as out:
-        if fmt in ("jsonl", "text"):
-            with open_binary(reader.path) as lines:
-                for number, line in enumerate(lines, 1) if keep else ():
-                    if number in keep:
-                        out.write(line if line.endswith(b"\n") else line + b"\n")
-                        written += 1
-                        if written == len(keep):
-                            break
-            return written
-        text_out = io.TextIOWrapper(out, encoding="utf-8", errors="surrogateescape", newline="")
-        writer = csv.writer(text_out, delimiter="\t" if fmt == "tsv" else ",")
-        with open_binary(reader.path) as raw:
-            handle = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
-            rows = csv.reader(handle, delimiter=writer.dialect.delimiter)
-            writer.writerow(next(rows))
-            number = 0
-            for values in rows if keep else ():
-                if not values:
-                    continue
-                number += 1
-                if number in keep:
-                    writer.writerow(values)
-                    written += 1
-                    if written == len(keep):
-                        break
-        text_out.flush()
-        text_out.detach()
-    return written
-
-
-def _write_kept_parquet(reader: RecordReader, out_path: Path, keep: set[int]) -> int:
-    import numpy as np
-    import pyarrow.parquet as pq
-
-    pfile = pq.ParquetFile(reader.path)
-    written = 0
-    row = 0
-    with pq.ParquetWriter(out_path, pfile.schema_arrow) as writer:
-        for batch in pfile.iter_batches(batch_size=65536):
-            numbers = np.arange(row + 1, row + 1 + batch.num_rows)
-            mask = np.fromiter((int(n) in keep for n in numbers), bool, count=len(numbers))
-            row += batch.num_rows
-            if mask.any():
-                writer.write_batch(batch.filter(mask))
-                written += int(mask.sum())
-    return written
-
-
-def kept_name(reader: RecordReader) -> str:
-    """File name for the kept records, same format and compression as the input."""
-    try:
-        compression = split_suffix(reader.path)[1]
-    except ConfigError:  # an explicit --format on an unusual name: write uncompressed
-        compression = ""
-    if reader.format == "parquet":
-        compression = ""
-    return "kept" + _KEPT_EXT[reader.format] + compression

@@ -11,9 +11,9 @@ import orjson
 
 from ..errors import InputError
 from ..io import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
-from .dedup_cmd import progress, warn_lost_tail
 from .detector_options import DEFAULT_DB, add_detector_options, open_detector, open_store_for
 from .options import record_reader
+from .reading import progress, warn_lost_tail
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -116,10 +116,17 @@ def _e(value: Any) -> str:
     return html.escape(str(value))
 
 
+def _inputs(summary: dict[str, Any]) -> str:
+    """The input and its format, or the first inputs of several and how many there are."""
+    rows = summary.get("inputs") or [summary]
+    shown = ", ".join(f"{r.get('input')} ({r.get('format')})" for r in rows[:5])
+    return shown if len(rows) <= 5 else f"{len(rows)} inputs: {shown}, …"
+
+
 def _overview(summary: dict[str, Any]) -> str:
     counts = summary.get("counts", {})
     rows = [
-        ("input", f"{summary.get('input')} ({summary.get('format')})"),
+        ("input", _inputs(summary)),
         ("records read", f"{counts.get('records_read', 0):,}"),
         ("kept", f"{counts.get('kept', 0):,}"),
         (

@@ -1,0 +1,123 @@
+"""The summary of a ``neardup dedup`` run: parameters, counts per run and per input, outputs."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..config import FINGERPRINT_VERSION
+from ..dedup import DedupResult
+from ..inputs import Inputs
+from .outputs import REPORT, REPORT_DATA, TABLES_FILE
+from .reading import Batch
+
+
+@dataclasses.dataclass(frozen=True)
+class Kept:
+    """Where the kept records went: ``files[i]`` of input ``i`` (``-``: standard output), and how
+    many records each input kept."""
+
+    files: list[str]
+    counts: list[int]
+
+
+def input_summaries(inputs: Inputs, batch: Batch, kept: Kept | None = None) -> list[dict]:
+    """Per input: its path, format, records read, documents, skipped (and kept records)."""
+    own = np.asarray(batch.sources[batch.start :], np.int64)  # not the --against reference's
+    docs = np.bincount(own, minlength=len(inputs))
+    skipped = Counter(e.source for e in batch.skipped if e.item.reason != "empty_file")
+    rows = []
+    for i, reader in enumerate(inputs.readers):
+        row = {
+            "input": reader.source,
+            "format": reader.format,
+            "records_read": int(docs[i]) + skipped[i],
+            "documents": int(docs[i]),
+            "skipped": skipped[i],
+        }
+        if kept is not None:
+            row.update(kept=kept.counts[i], kept_file=kept.files[i])
+        rows.append(row)
+    return rows
+
+
+def reference_summary(inputs: Inputs, ref: Batch) -> dict[str, Any]:
+    """The ``--against`` reference: what was read (it is not changed)."""
+    rows = input_summaries(inputs, ref)
+    return {
+        "input": rows[0]["input"] if len(rows) == 1 else None,
+        "format": rows[0]["format"] if len(rows) == 1 else None,
+        "records_read": sum(r["records_read"] for r in rows),
+        "documents": sum(r["documents"] for r in rows),
+        "skipped": sum(r["skipped"] for r in rows),
+        "inputs": rows,
+    }
+
+
+def build_summary(
+    args: argparse.Namespace,
+    method: Any,
+    inputs: Inputs,
+    batch: Batch,
+    result: DedupResult,
+    kept: Kept,
+    timings: dict[str, float],
+) -> dict:
+    """The run's summary; counts are over the input's documents (positions from the batch's
+    ``start``). ``input`` and ``format`` name the input when there is one; ``inputs`` has a row
+    per input."""
+    start, ids = batch.start, batch.ids
+    skipped = [e.item for e in batch.skipped]
+    rep = result.clusters.representative[start:]
+    removed = rep != np.arange(start, start + len(rep))
+    reasons = Counter(s.reason for s in skipped)
+    config = method.config
+    params = config.to_dict() if hasattr(config, "to_dict") else _asdict(config)
+    n_read = len(ids) - start + len(skipped) - reasons.get("empty_file", 0)
+    rows = input_summaries(inputs, batch, kept)
+    tables = getattr(method, "tables", None)
+    kept_out = kept.files[0] if len(set(kept.files)) == 1 else sorted(set(kept.files))
+    return {
+        "neardup_version": __version__,
+        "fingerprint_version": FINGERPRINT_VERSION,
+        "input": rows[0]["input"] if len(rows) == 1 else None,
+        "format": rows[0]["format"] if len(rows) == 1 else None,
+        "inputs": rows,
+        "method": method.name,
+        "parameters": params,
+        "keep": args.keep,
+        "clusters": args.clusters,
+        "counts": {
+            "records_read": n_read,
+            "documents": len(ids) - start,
+            "skipped": n_read - (len(ids) - start),
+            "skipped_by_reason": dict(sorted(reasons.items())),
+            "clusters": len(np.unique(rep)),
+            "duplicate_clusters": len(np.unique(rep[removed])),
+            "duplicates_removed": int(removed.sum()),
+            "kept": int(sum(kept.counts)),
+            "pairs": len(result.pairs),
+        },
+        "accounting": "records_read = kept + duplicates_removed + skipped",
+        "method_stats": dict(getattr(method, "stats", None) or {}),
+        "outputs": {
+            "kept": kept_out,
+            "clusters": "clusters.csv",
+            "skipped": "skipped.jsonl" if skipped else None,
+            "pairs": "pairs.csv" if args.pairs else None,
+            "tables": TABLES_FILE if tables is not None else None,
+            "report_data": REPORT_DATA,
+            "report": REPORT if args.report else None,
+        },
+        "tables": tables.digest() if tables is not None else None,
+        "seconds": {k: round(v, 4) for k, v in timings.items()},
+    }
+
+
+def _asdict(config: Any) -> dict:
+    return dataclasses.asdict(config) if dataclasses.is_dataclass(config) else {}

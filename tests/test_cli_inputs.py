@@ -1,0 +1,217 @@
+"""Several inputs, directories, patterns, standard input and ``--kept``.
+
+Oracle: the same documents in one JSON Lines file, deduplicated by the same command; a run over
+several inputs must decide exactly as that run does, and write each kept record back unchanged.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from neardup.cli import main
+from test_cli_dedup import BASE as DEDUP_BASE
+
+BASE = [*DEDUP_BASE, "完全无关的一条短消息，说的是另一件事情，和上面的内容没有任何关系。"]
+
+
+def shards():
+    """Three shards whose duplicates cross shard boundaries: (name, [(id, text)])."""
+    a = [("a1", BASE[0]), ("a2", BASE[1]), ("a3", BASE[2] + "！")]
+    b = [("b1", BASE[0].replace("，", ",")), ("b2", BASE[3]), ("b3", BASE[1].upper())]
+    c = [("c1", BASE[2]), ("c2", BASE[3] + "。"), ("c3", "Something else, entirely on its own.")]
+    return {"a.jsonl": a, "b.csv": b, "c.parquet": c}
+
+
+def write(path, rows, *, id_field="doc"):
+    if path.suffix == ".jsonl":
+        path.write_bytes(b"".join(orjson.dumps({id_field: i, "text": t}) + b"\n" for i, t in rows))
+    elif path.suffix == ".csv":
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow([id_field, "text"])
+            w.writerows(rows)
+    else:
+        ids, texts = zip(*rows, strict=True)
+        pq.write_table(pa.table({id_field: list(ids), "text": list(texts)}), path)
+
+
+def clusters(out):
+    with open(out / "clusters.csv", encoding="utf-8") as f:
+        return {r["id"]: r["representative_id"] for r in csv.DictReader(f)}
+
+
+def run(*args):
+    return main(["dedup", *map(str, args), "--quiet", "--method", "auto"])
+
+
+@pytest.fixture
+def sharded(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name, rows in shards().items():
+        write(folder / name, rows)
+    oracle = tmp_path / "all.jsonl"
+    write(oracle, [row for rows in shards().values() for row in rows])
+    return folder, oracle
+
+
+def test_several_inputs_decide_as_one_file(tmp_path, sharded):
+    folder, oracle = sharded
+    assert run(oracle, "-o", tmp_path / "one", "--id-field", "doc") == 0
+    expected = clusters(tmp_path / "one")
+    assert sum(k != v for k, v in expected.items()) >= 3  # duplicates across shards exist
+    names = [folder / n for n in shards()]
+    assert run(*names, "-o", tmp_path / "many", "--id-field", "doc") == 0
+    assert clusters(tmp_path / "many") == expected
+    summary = json.loads((tmp_path / "many" / "summary.json").read_text())
+    assert summary["input"] is None and [r["format"] for r in summary["inputs"]] == [
+        "jsonl",
+        "csv",
+        "parquet",
+    ]
+    kept_ids = {k for k, v in expected.items() if k == v}
+    # per input (the default), each in its own format, records unchanged
+    a = (tmp_path / "many" / "kept" / "a.jsonl").read_bytes().splitlines()
+    assert [orjson.loads(line)["doc"] for line in a] == [
+        i for i, _ in shards()["a.jsonl"] if i in kept_ids
+    ]
+    with open(tmp_path / "many" / "kept" / "b.csv", encoding="utf-8") as f:
+        b = list(csv.reader(f))
+    assert b[0] == ["doc", "text"]
+    assert b[1:] == [[i, t] for i, t in shards()["b.csv"] if i in kept_ids]
+    c = pq.read_table(tmp_path / "many" / "kept" / "c.parquet").to_pylist()
+    assert c == [{"doc": i, "text": t} for i, t in shards()["c.parquet"] if i in kept_ids]
+    rows = {r["input"]: r for r in summary["inputs"]}
+    assert sum(r["kept"] for r in rows.values()) == summary["counts"]["kept"] == len(kept_ids)
+    assert summary["outputs"]["kept"] == ["kept/a.jsonl", "kept/b.csv", "kept/c.parquet"]
+    assert set(summary["files"]) >= {"kept/a.jsonl", "kept/b.csv", "kept/c.parquet"}
+
+
+def test_a_directory_and_a_pattern_expand_sorted(tmp_path, sharded):
+    folder, oracle = sharded
+    (folder / "notes.md").write_text("not an input")
+    assert run(folder, "-o", tmp_path / "dir", "--id-field", "doc") == 0
+    assert run(str(folder / "?.*"), "-o", tmp_path / "glob", "--id-field", "doc") == 0
+    assert run(oracle, "-o", tmp_path / "one", "--id-field", "doc") == 0
+    for out in ("dir", "glob"):
+        summary = json.loads((tmp_path / out / "summary.json").read_text())
+        assert [r["input"] for r in summary["inputs"]] == [
+            str(folder / n) for n in sorted(shards())
+        ]
+        assert clusters(tmp_path / out) == clusters(tmp_path / "one")
+
+
+def test_ids_stay_unambiguous_across_inputs(tmp_path, sharded, capsys):
+    folder, _ = sharded
+    names = [folder / n for n in shards()]
+    assert run(*names, "-o", tmp_path / "o") == 0  # no --id-field: <input>:<record number>
+    ids = list(clusters(tmp_path / "o"))
+    assert ids[:4] == ["a.jsonl:1", "a.jsonl:2", "a.jsonl:3", "b.csv:1"]
+    assert len(set(ids)) == 9
+    clash = tmp_path / "clash.jsonl"
+    write(clash, [("zz", "one text here"), ("a2", "a different text")])
+    assert run(names[0], clash, "-o", tmp_path / "x", "--id-field", "doc") == 2
+    err = capsys.readouterr().err
+    assert f"{clash}, record 2: duplicate id 'a2' (first at {names[0]}, record 2)" in err
+    args = ["--id-field", "doc", "--on-error", "skip"]
+    assert run(names[0], clash, "-o", tmp_path / "x", *args) == 0
+    skipped = [json.loads(line) for line in (tmp_path / "x" / "skipped.jsonl").open()]
+    assert skipped == [
+        {
+            "input": str(clash),
+            "record": 2,
+            "id": "a2",
+            "reason": "duplicate_id",
+            "message": f"id already used by {names[0]}, record 2",
+        }
+    ]
+    summary = json.loads((tmp_path / "x" / "summary.json").read_text())
+    c = summary["counts"]
+    assert c["records_read"] == 5 == c["kept"] + c["duplicates_removed"] + c["skipped"]
+
+
+def test_kept_single(tmp_path, sharded):
+    folder, _ = sharded
+    same = [tmp_path / "p.jsonl", tmp_path / "q.jsonl"]
+    write(same[0], shards()["a.jsonl"])
+    write(same[1], shards()["b.csv"])
+    assert run(*same, "-o", tmp_path / "s", "--id-field", "doc", "--kept", "single") == 0
+    kept_ids = {k for k, v in clusters(tmp_path / "s").items() if k == v}
+    lines = (tmp_path / "s" / "kept.jsonl").read_bytes().splitlines(keepends=True)
+    originals = [line for p in same for line in p.read_bytes().splitlines(keepends=True)]
+    assert lines == [line for line in originals if orjson.loads(line)["doc"] in kept_ids]
+    # mixed formats: one JSON Lines file, each record an object of its fields
+    names = [folder / n for n in shards()]
+    assert run(*names, "-o", tmp_path / "m", "--id-field", "doc", "--kept", "single") == 0
+    kept_ids = {k for k, v in clusters(tmp_path / "m").items() if k == v}
+    got = [orjson.loads(line) for line in (tmp_path / "m" / "kept.jsonl").read_bytes().splitlines()]
+    everything = [{"doc": i, "text": t} for rows in shards().values() for i, t in rows]
+    assert got == [r for r in everything if r["doc"] in kept_ids]
+    assert not (tmp_path / "m" / "kept").exists()
+
+
+def test_stdin_and_kept_to_stdout(tmp_path, sharded):
+    """`cat file | neardup dedup - --kept -` answers as `neardup dedup file`, in a real pipe."""
+    _, oracle = sharded
+    assert run(oracle, "-o", tmp_path / "file", "--id-field", "doc") == 0
+    args = ["-m", "neardup", "dedup", "-", "-o", str(tmp_path / "pipe"), "--kept", "-"]
+    proc = subprocess.run(
+        [sys.executable, *args, "--id-field", "doc", "--method", "auto", "--quiet"],
+        input=oracle.read_bytes(),
+        capture_output=True,
+        check=False,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout == (tmp_path / "file" / "kept.jsonl").read_bytes()
+    assert clusters(tmp_path / "pipe") == clusters(tmp_path / "file")
+    summary = json.loads((tmp_path / "pipe" / "summary.json").read_text())
+    assert summary["input"] == "<stdin>" and summary["outputs"]["kept"] == "-"
+    assert not [p.name for p in (tmp_path / "pipe").iterdir() if p.name.startswith(".")]
+
+
+def test_input_errors_are_clear(tmp_path, sharded, capsys):
+    folder, oracle = sharded
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run(empty, "-o", tmp_path / "o") == 2
+    assert "empty: the directory holds no file of a known format" in capsys.readouterr().err
+    assert run(str(tmp_path / "nothing-*.jsonl"), "-o", tmp_path / "o") == 2
+    assert "nothing-*.jsonl: the pattern matches no file" in capsys.readouterr().err
+    (folder / "notes.md").write_text("not an input")
+    assert run(str(folder / "*"), "-o", tmp_path / "o") == 2  # a pattern is what the shell gives
+    assert "notes.md' from its name; pass --format" in capsys.readouterr().err
+    assert run(oracle, folder / ".." / "all.jsonl", "-o", tmp_path / "o") == 2
+    assert "is given twice as an input" in capsys.readouterr().err
+
+
+def test_a_rerun_with_one_input_removes_the_per_input_files(tmp_path, sharded):
+    folder, oracle = sharded
+    out = tmp_path / "o"
+    assert run(folder, "-o", out, "--id-field", "doc") == 0
+    assert (out / "kept" / "a.jsonl").exists()
+    assert run(oracle, "-o", out, "--id-field", "doc") == 0
+    assert not (out / "kept").exists() and (out / "kept.jsonl").exists()
+    assert run(folder, "-o", out, "--id-field", "doc") == 0
+    assert run(folder, "-o", out, "--id-field", "doc") == 0  # kept/ replaced, not nested
+    assert sorted(p.name for p in (out / "kept").iterdir()) == sorted(shards())
+
+
+def test_report_texts_come_from_the_right_input(tmp_path, sharded):
+    """A streaming method drops the texts; the report reads its sample back from each input."""
+    folder, _ = sharded
+    names = [folder / n for n in shards()]
+    args = ["--id-field", "doc", "--method", "simhash", "--max-distance", "20"]
+    assert main(["dedup", *map(str, names), "-o", str(tmp_path / "o"), "--quiet", *args]) == 0
+    data = json.loads((tmp_path / "o" / "report_data.json").read_text())
+    texts = {i: t for rows in shards().values() for i, t in rows}
+    assert len(data["documents"]) >= 4
+    for doc in data["documents"].values():
+        assert doc["text"] == texts[doc["id"]]
