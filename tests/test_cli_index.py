@@ -64,3 +64,30 @@ def test_query_remove_and_errors(tmp_path, capsys):
     assert "not a store URL" in capsys.readouterr().err
     assert main(["index", "add", str(path), "--db", db, "--method", "ngram", "--quiet"]) == 2
     assert "built with other settings" in capsys.readouterr().err
+
+
+def test_an_id_the_file_repeats_is_a_bad_record(tmp_path, capsys):
+    """Within a batch or across batches (and across a resume): an error naming both records,
+    or with --on-error skip a counted skip; the first record's text stays stored."""
+    path = tmp_path / "in.jsonl"
+    rows = [("a", TEXTS[0]), ("b", TEXTS[1]), ("c", TEXTS[2]), ("a", TEXTS[3]), ("d", TEXTS[5])]
+    path.write_bytes(b"".join(orjson.dumps({"id": i, "text": t}) + b"\n" for i, t in rows))
+    for size in ("1", "10"):
+        db = f"sqlite:///{tmp_path}/fail{size}.db"
+        base = ["index", "add", str(path), "--db", db, "--id-field", "id", "--quiet"]
+        assert main([*base, "--batch-size", size]) == 2
+        err = capsys.readouterr().err
+        assert "in.jsonl, record 4: duplicate id 'a' (first at record 1)" in err
+        db = f"sqlite:///{tmp_path}/skip{size}.db"
+        base = ["index", "add", str(path), "--db", db, "--id-field", "id", "--quiet"]
+        assert main([*base, "--batch-size", size, "--limit", "2"]) == 0  # interrupted
+        capsys.readouterr()
+        assert main([*base, "--batch-size", size, "--on-error", "skip"]) == 0
+        counts = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+        assert counts["skipped"] == 1 and counts["already_done"] == 2
+        assert counts["documents_in_store"] == 4
+        probe = tmp_path / "probe.jsonl"
+        probe.write_bytes(orjson.dumps({"id": "q", "text": TEXTS[0]}) + b"\n")
+        assert main(["index", "query", str(probe), "--db", db, "--id-field", "id"]) == 0
+        matches = json.loads(capsys.readouterr().out)["matches"]
+        assert "a" in [m["id"] for m in matches if m["similarity"] == 1.0]  # record 1's text

@@ -96,7 +96,10 @@ def run_add(args: argparse.Namespace) -> int:
         batch.clear()
 
     seen = 0
+    first_at: dict[str, int] = {}  # id -> record number: an id the file repeats is a bad record
     for item in _reading(reader, counts):
+        if isinstance(item, Record):
+            item = _first_use(reader, item, first_at, counts)
         if item.number <= done:
             counts["already_done"] += 1
             continue
@@ -119,6 +122,22 @@ def run_add(args: argparse.Namespace) -> int:
     counts["documents_in_store"] = len(detector)
     print(json.dumps(counts), file=sys.stderr)
     return 0
+
+
+def _first_use(
+    reader, item: Record, first_at: dict[str, int], counts: dict[str, int]
+) -> Record | Skipped:
+    """``item``, or (``--on-error skip``) a ``duplicate_id`` skip when its id was used before in
+    the file; with ``--on-error fail`` an error naming both records."""
+    first = first_at.setdefault(item.id, item.number)
+    if first == item.number:
+        return item
+    message = f"duplicate id {item.id!r} (first at record {first})"
+    if reader.on_error == "fail":
+        done = sum(counts[s] for s in ("inserted", "replaced", "unchanged", "duplicate_not_stored"))
+        note = f"; {done} documents were committed before it, a rerun resumes after them"
+        raise InputError(message + (note if done else ""), source=reader.source, record=item.number)
+    return Skipped(item.number, item.id, "duplicate_id", message)
 
 
 def run_query(args: argparse.Namespace) -> int:
