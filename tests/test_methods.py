@@ -271,6 +271,21 @@ def test_auto_containment_and_one_correction():
     assert not method.compare(text, template)["duplicate"]
 
 
+def test_auto_typing_errors_are_not_substituted_names():
+    """Adjacent homophones (what a pinyin input method gets wrong) and a figure split by a
+    separator are copies; a replaced place name, also of two characters, is not."""
+    method = create("auto")
+    story = (
+        "本报讯 昨日，安阳市一家商场发生火灾，消防部门全力扑救，现场面积4372平方米，各方合力开展救援，"
+        "当地政府部署善后工作，要求各部门抓好落实，确保群众生命财产安全。"
+    )
+    typed = story.replace("合力", "和利").replace("部署", "布署")
+    assert method.compare(story, typed)["duplicate"]
+    assert method.compare(story, story.replace("4372", "4 372"))["duplicate"]
+    assert not method.compare(story, story.replace("安阳", "银川"))["duplicate"]
+    assert not method.compare(story, story.replace("合力", "共同"))["duplicate"]
+
+
 def test_auto_common_grams_are_not_evidence():
     """Text many documents share (a header) is fitted into the common-gram table."""
     header = "央视网消息（新闻联播）：本台今天播发评论文章，"

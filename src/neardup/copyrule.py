@@ -13,7 +13,8 @@ Year speeches share 96 % of their character 3-grams), so the rule looks at *what
 3. Every gap between aligned runs where *both* texts have tokens is a substitution. A
    substitution is a **value change** when both sides hold a number (Chinese numerals are read
    as digits) or the longer side is a short phrase of ``2..max_value_tokens`` tokens (a name,
-   a place, a title; a one-for-one character change is a typo, a longer one a rewritten
+   a place, a title; a one-for-one character change is a typo, and so is a run of homophones,
+   合力 / 和利, what a pinyin input method gets wrong; a longer change is a rewritten
    sentence). A changed year, date or identifier (5 or more digits) always means another event
    or record (a *hard* change).
 
@@ -40,7 +41,7 @@ import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-1"
+RULE_VERSION = "neardup-copy-2"
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -205,49 +206,87 @@ def _numbers_differ(a: Sequence[str], b: Sequence[str]) -> bool:
     return years or min(len(only_a), len(only_b)) >= 2
 
 
+def _segments(a: Sequence[str], b: Sequence[str]) -> list[tuple]:
+    """The gaps between aligned runs: ``(gap_a, gap_b, before, after_a, after_b)`` with the
+    tokens around the gap (None at an end of the text, where a gap may be wrapping or
+    truncation)."""
+    from rapidfuzz.distance import Indel
+
+    out = []
+    gap_a: list[str] = []
+    gap_b: list[str] = []
+    before: str | None = None
+    for op in Indel.opcodes(a, b):
+        if op.tag == "equal":
+            if gap_a or gap_b:
+                out.append((gap_a, gap_b, before, a[op.src_start], b[op.dest_start]))
+            gap_a, gap_b = [], []
+            before = a[op.src_end - 1]
+        else:
+            gap_a = gap_a + list(a[op.src_start : op.src_end])
+            gap_b = gap_b + list(b[op.dest_start : op.dest_end])
+    if gap_a or gap_b:
+        out.append((gap_a, gap_b, before, None, None))
+    return out
+
+
 def _value_changes(a: Sequence[str], b: Sequence[str], rule: CopyRule) -> tuple[int, int, bool]:
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
     Hard: a changed year, date, ordinal (第N, N次, N届) or identifier (a number of 5 or more
-    digits) — another event or another record. Numbers: other changed figures. Names: a short phrase (a name, a place, a
-    title word) replaced.
+    digits) — another event or another record. Numbers: other changed figures (a figure only
+    split or joined by punctuation, 4,372 / 4372, is unchanged). Names: a short phrase (a name,
+    a place, a title word) replaced — unless it is typing errors (:func:`_typos`).
     """
-    from rapidfuzz.distance import Indel
-
     changes, names, hard = 0, 0, False
-    gap_a: list[str] = []
-    gap_b: list[str] = []
-    before: str | None = None
-
-    def close(after_a: str | None, after_b: str | None) -> None:
-        nonlocal changes, names, hard
-        # a gap before the first or after the last aligned run may be wrapping or truncation
+    for gap_a, gap_b, before, after_a, after_b in _segments(a, b):
+        if not (gap_a and gap_b):
+            continue
         interior = before is not None and after_a is not None
-        if gap_a and gap_b:
-            nums_a = [t for t in gap_a if _DIGIT.search(t)]
-            nums_b = [t for t in gap_b if _DIGIT.search(t)]
-            size = max(len(gap_a), len(gap_b))
-            if nums_a and nums_b:
-                changes += interior
-                hard = hard or any(
-                    len(t) >= 5 or _is_date(t, before, after)
-                    for t, after in [(t, after_a) for t in nums_a] + [(t, after_b) for t in nums_b]
-                )
-            elif interior and 2 <= size <= rule.max_value_tokens:
-                names += 1  # a name, place or title word replaced
-        gap_a.clear()
-        gap_b.clear()
-
-    for op in Indel.opcodes(a, b):
-        if op.tag == "equal":
-            close(a[op.src_start], b[op.dest_start])
-            before = a[op.src_end - 1]
-        elif op.tag == "delete":
-            gap_a.extend(a[op.src_start : op.src_end])
-        elif op.tag == "insert":
-            gap_b.extend(b[op.dest_start : op.dest_end])
-    close(None, None)
+        nums_a = [t for t in gap_a if _DIGIT.search(t)]
+        nums_b = [t for t in gap_b if _DIGIT.search(t)]
+        if nums_a and nums_b:
+            if "".join(nums_a) == "".join(nums_b):
+                continue
+            changes += interior
+            hard = hard or any(
+                len(t) >= 5 or _is_date(t, before, after)
+                for t, after in [(t, after_a) for t in nums_a] + [(t, after_b) for t in nums_b]
+            )
+        elif interior and 2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens:
+            names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
     return changes, names, hard or _numbers_differ(a, b)
+
+
+def _typos(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
+    """Characters replaced one for one, where each run of adjacent replaced characters is a
+    single character or homophones throughout (合力 / 和利, 地制 / 得治: what a pinyin input
+    method gets wrong); 安阳 / 银川 is a replaced name."""
+    if len(gap_a) != len(gap_b) or not all(len(t) == 1 for t in (*gap_a, *gap_b)):
+        return False
+    runs: list[tuple[str, str]] = []
+    run_a, run_b = "", ""
+    for x, y in zip(gap_a, gap_b, strict=True):
+        if x != y:
+            run_a, run_b = run_a + x, run_b + y
+        elif run_a:
+            runs.append((run_a, run_b))
+            run_a, run_b = "", ""
+    if run_a:
+        runs.append((run_a, run_b))
+    return all(len(x) == 1 or _homophones(x, y) for x, y in runs)
+
+
+def _homophones(a: str, b: str) -> bool:
+    """Each character of ``a`` shares a reading (tone aside) with the one of ``b`` at its place."""
+    from pypinyin import Style, pinyin
+
+    def readings(text: str) -> list[set[str]]:
+        found = pinyin(text, style=Style.NORMAL, heteronym=True, errors=lambda t: [[""]] * len(t))
+        return [set(r) - {""} for r in found]
+
+    ra, rb = readings(a), readings(b)
+    return len(ra) == len(rb) == len(a) and all(x & y for x, y in zip(ra, rb, strict=True))
 
 
 def judge(a: Sequence[str], b: Sequence[str], rule: CopyRule) -> CopyVerdict:
