@@ -87,6 +87,8 @@ def labels(files: list[str]) -> list[str]:
 def spool_stdin(directory: Path) -> Path:
     """Copy standard input into a file in ``directory`` (read twice: detection, then writing)."""
     path = directory / "stdin"
+    if sys.stdin.isatty():  # nothing piped in: say what we wait for
+        print("neardup: reading JSON Lines from standard input (Ctrl-D ends)", file=sys.stderr)
     with open(path, "wb") as out:
         shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
     return path
