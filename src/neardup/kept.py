@@ -45,11 +45,6 @@ def per_input_name(reader: RecordReader, label: str) -> str:
     return f"{KEPT_DIR}/{name}"
 
 
-def write_kept(reader: RecordReader, out_path: Path, keep: set[int]) -> int:
-    """Write the records of ``reader`` whose numbers are in ``keep``; the number written."""
-    return write_single([reader], [keep], out_path)
-
-
 def single_name(readers: Sequence[RecordReader]) -> str:
     """The one kept file of ``readers``: their format when they share it (CSV/TSV: one header;
     Parquet: one schema), else ``kept.jsonl``."""
