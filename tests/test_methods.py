@@ -295,3 +295,85 @@ def test_auto_common_grams_are_not_evidence():
     pairs = method.find_pairs(stories)
     assert method.tables is not None and len(method.tables.values) > 0
     assert len(pairs) == 0  # each story has its own ordinal: another event, not a copy
+
+
+_COMPARED_CASES = [
+    "＜LI＞：终于结束今天的录影噜^^@徐良L 师兄好帅〜[哈哈][哈哈]",
+    "#2PM上海演唱会#现场：电音感十足的＜Hands up＞，带领全场进入最高潮！@大麦网韩国站",
+    "转发微博 //@小明：這個說法對嗎？ http://t.cn/A6abc 我們覺得不對",
+    "Repost REPOST http://example.com/a?b=1 <b>Bold</b> &amp; more_text__here",
+    "ｈｔｔｐ：／／ｔ．ｃｎ／ｘｙｚ　全角　ＡＢＣ１２３，！",
+    "\u2f00\uf900\ufa10 兼容汉字 ﬁ ß Straße İstanbul",
+    "e\u0301 cafe\u0301 한국어 텍스트 ㄱㄴ",
+    "🎉🎉 #tag# [emoji] @user",
+    "   \t\n  ",
+    "",
+    "!!!???",
+]
+
+
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.sampled_from(list("ab 中文們，#@[]<>/:h!ｈ＜＞　\u0301é")), max_size=30
+        ),
+        max_size=8,
+    )
+)
+@settings(max_examples=60, deadline=None)
+def test_auto_compared_compiled_path_equals_steps(extra):
+    """The compiled compared-text path gives what the steps give one by one in Python."""
+    for options in ({}, {"strip_markup": False}, {"fold_traditional": False}):
+        method = create("auto", **options)
+        texts = _COMPARED_CASES + extra
+        assert method.compared(texts) == method._compared_exactly(texts)
+
+
+@given(
+    st.lists(st.sets(st.integers(0, 400), max_size=300), min_size=2, max_size=12),
+    st.integers(1, 250),
+)
+@settings(max_examples=60, deadline=None)
+def test_common_counts_equal_set_intersections(sets, need):
+    """Exact intersection sizes where they reach ``need``, -1 where they do not."""
+    from neardup import _kernels
+
+    rng = np.random.default_rng(len(sets) * 1000 + need)
+    universe = rng.integers(0, 2**63, 401, dtype=np.int64).astype(np.uint64)
+    values = [np.unique(universe[sorted(s)]) for s in sets]
+    offsets = np.zeros(len(values) + 1, np.int64)
+    np.cumsum([len(v) for v in values], out=offsets[1:])
+    flat = np.concatenate(values) if values else np.empty(0, np.uint64)
+    keep = flat % np.uint64(8) == 0
+    doc = np.repeat(np.arange(len(values)), np.diff(offsets))
+    s_off = np.zeros_like(offsets)
+    np.cumsum(np.bincount(doc[keep], minlength=len(values)), out=s_off[1:])
+    pairs = np.array(list(itertools.combinations(range(len(sets)), 2)), np.int64)
+    left, right = pairs[:, 0].copy(), pairs[:, 1].copy()
+    got = _kernels.common_counts(
+        flat, offsets, flat[keep], s_off, left, right, np.full(len(left), need, np.int64), 8
+    )
+    for k, (a, b) in enumerate(pairs.tolist()):
+        exact = len(sets[a] & sets[b])
+        assert got[k] == (exact if exact >= need else -1), (a, b, exact, need)
+
+
+@given(
+    st.lists(st.lists(st.integers(0, 60), max_size=40), max_size=8),
+    st.sets(st.integers(0, 60), max_size=30),
+)
+@settings(max_examples=60, deadline=None)
+def test_drop_members_equals_set_difference(sets, members):
+    from neardup import _kernels
+
+    universe = np.random.default_rng(7).integers(0, 2**63, 61, dtype=np.int64).astype(np.uint64)
+    values = [universe[s] for s in sets]
+    offsets = np.zeros(len(sets) + 1, np.int64)
+    np.cumsum([len(s) for s in sets], out=offsets[1:])
+    flat = np.concatenate(values) if values else np.empty(0, np.uint64)
+    table = np.sort(universe[sorted(members)])
+    got, got_off = _kernels.drop_members(flat, offsets, table)
+    for d, v in enumerate(values):
+        assert got[got_off[d] : got_off[d + 1]].tolist() == [
+            x for x in v.tolist() if x not in set(table.tolist())
+        ]

@@ -447,6 +447,43 @@ def unique_per_doc(hashes, offsets):
 
 
 @numba.njit(cache=True, nogil=True)
+def drop_members(values, offsets, members):
+    """Each set of ``(values, offsets)`` without the values in ``members`` (hash values, looked
+    up in an open-addressing table); returns ``(values, offsets)``."""
+    size = 1
+    while size < 2 * members.shape[0] + 2:
+        size *= 2
+    mask = np.uint64(size - 1)
+    slots = np.zeros(size, np.uint64)
+    used = np.zeros(size, np.bool_)
+    for m in members:
+        k = m & mask
+        while used[k] and slots[k] != m:
+            k = (k + np.uint64(1)) & mask
+        slots[k] = m
+        used[k] = True
+    out = np.empty(values.shape[0], np.uint64)
+    out_off = np.empty(offsets.shape[0], np.int64)
+    out_off[0] = 0
+    w = 0
+    for d in range(offsets.shape[0] - 1):
+        for i in range(offsets[d], offsets[d + 1]):
+            v = values[i]
+            k = v & mask
+            found = False
+            while used[k]:
+                if slots[k] == v:
+                    found = True
+                    break
+                k = (k + np.uint64(1)) & mask
+            if not found:
+                out[w] = v
+                w += 1
+        out_off[d + 1] = w
+    return out[:w], out_off
+
+
+@numba.njit(cache=True, nogil=True)
 def document_hashes(cps, offsets):
     """One 64-bit hash of each whole document (for grouping identical texts)."""
     ndocs = offsets.shape[0] - 1
@@ -476,6 +513,27 @@ def _intersection(a, alo, ahi, b, blo, bhi):
     return common
 
 
+@numba.njit(inline="always")
+def _intersection_at_least(a, alo, ahi, b, blo, bhi, need):
+    """Like :func:`_intersection`, but -1 as soon as fewer than ``need`` common values remain
+    possible."""
+    i = alo
+    j = blo
+    common = 0
+    while i < ahi and j < bhi:
+        if common + min(ahi - i, bhi - j) < need:
+            return -1
+        if a[i] == b[j]:
+            common += 1
+            i += 1
+            j += 1
+        elif a[i] < b[j]:
+            i += 1
+        else:
+            j += 1
+    return common if common >= need else -1
+
+
 @numba.njit(cache=True, nogil=True)
 def jaccard_pairs(values, offsets, left, right):
     """Jaccard similarity of sorted unique sets ``left[i]`` and ``right[i]`` (two empty sets: 1)."""
@@ -492,6 +550,44 @@ def jaccard_pairs(values, offsets, left, right):
             values, offsets[a], offsets[a + 1], values, offsets[b], offsets[b + 1]
         )
         out[p] = common / (na + nb - common)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
+    """Size of the intersection of sorted unique sets ``left[p]`` and ``right[p]``, or -1 when
+    it is below ``need[p]`` (found out early, in the merge), or certainly so by the consistent sample of the
+    sets (``sample``: the values ``v % rate == 0``; ``rate`` 0 means no sample) holding more
+    than 4 standard deviations fewer common values than ``need[p]`` would give. The sampled
+    test decides only where the expected sampled count is at least 16, so a pair at the bound
+    is dropped with probability below 1e-4, and counts are exact wherever they are returned.
+    """
+    out = np.empty(left.shape[0], np.int64)
+    for p in range(left.shape[0]):
+        a = left[p]
+        b = right[p]
+        if rate > 0:
+            expected = need[p] / rate
+            if expected >= 16.0:
+                least = int(np.ceil(expected - 4.0 * np.sqrt(expected)))
+                if (
+                    least > 0
+                    and _intersection_at_least(
+                        sample,
+                        sample_off[a],
+                        sample_off[a + 1],
+                        sample,
+                        sample_off[b],
+                        sample_off[b + 1],
+                        least,
+                    )
+                    < 0
+                ):
+                    out[p] = -1
+                    continue
+        out[p] = _intersection_at_least(
+            values, offsets[a], offsets[a + 1], values, offsets[b], offsets[b + 1], need[p]
+        )
     return out
 
 

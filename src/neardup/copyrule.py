@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -289,6 +289,45 @@ def _homophones(a: str, b: str) -> bool:
     return len(ra) == len(rb) == len(a) and all(x & y for x, y in zip(ra, rb, strict=True))
 
 
+@dataclass(frozen=True)
+class Verdicts:
+    """Verdicts on many pairs as arrays (one row per pair): what :func:`judge_pairs` returns."""
+
+    similarity: np.ndarray
+    containment: np.ndarray
+    coverage: np.ndarray
+    value_changes: np.ndarray
+    year_change: np.ndarray
+    copy: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.similarity)
+
+    def __getitem__(self, k: int) -> CopyVerdict:
+        return CopyVerdict(
+            float(self.similarity[k]),
+            float(self.containment[k]),
+            float(self.coverage[k]),
+            int(self.value_changes[k]),
+            bool(self.year_change[k]),
+            bool(self.copy[k]),
+        )
+
+    def take(self, rows: np.ndarray) -> Verdicts:
+        """The verdicts at ``rows`` (positions or a mask)."""
+        return Verdicts(*(getattr(self, f)[rows] for f in _VERDICT_FIELDS))
+
+    def with_copy(self, copy: np.ndarray) -> Verdicts:
+        return replace(self, copy=np.asarray(copy, np.bool_))
+
+    @classmethod
+    def empty(cls) -> Verdicts:
+        return cls(*(np.empty(0, t) for t in (np.float64,) * 3 + (np.int64, np.bool_, np.bool_)))
+
+
+_VERDICT_FIELDS = ("similarity", "containment", "coverage", "value_changes", "year_change", "copy")
+
+
 def judge(a: Sequence[str], b: Sequence[str], rule: CopyRule) -> CopyVerdict:
     """The verdict on two token sequences (see :func:`tokenize`), measured on tokens alone."""
     return judge_pairs([a, b], np.array([0]), np.array([1]), rule)[0]
@@ -303,14 +342,15 @@ def judge_pairs(
     token_rule: np.ndarray | None = None,
     gram_containment: np.ndarray | None = None,
     gram_coverage: np.ndarray | None = None,
-) -> list[CopyVerdict]:
+) -> Verdicts:
     """The verdict on each pair ``(tokens[left[k]], tokens[right[k]])``.
 
     Pairs under ``token_rule`` (default: the shorter text has fewer than ``short_tokens``
     tokens) must be near-identical as token sequences and may change no value; the others are
     measured by ``gram_containment``/``gram_coverage`` (rare-gram sets, given by the caller) or,
     when those are not given, by token alignment. Alignment lengths come from one vectorised
-    rapidfuzz call; only pairs whose shape passes are aligned in full to look for value changes.
+    rapidfuzz call; only pairs whose shape passes are aligned in full (in Python) to look for
+    value changes.
     """
     from rapidfuzz.distance import Indel
     from rapidfuzz.process import cpdist
@@ -319,15 +359,16 @@ def judge_pairs(
     right = np.asarray(right, np.int64)
     n = len(left)
     if not n:
-        return []
+        return Verdicts.empty()
     vocab: dict[str, int] = {}
     used = np.unique(np.concatenate([left, right])).tolist()
     coded = {i: [vocab.setdefault(t, len(vocab)) for t in tokens[i]] for i in used}
     a = [coded[i] for i in left.tolist()]
     b = [coded[j] for j in right.tolist()]
     dist = np.asarray(cpdist(a, b, scorer=Indel.distance, dtype=np.int64), np.float64)
-    la = np.fromiter((len(x) for x in a), np.float64, n)
-    lb = np.fromiter((len(x) for x in b), np.float64, n)
+    size = {i: len(c) for i, c in coded.items()}
+    la = np.array([size[i] for i in left.tolist()], np.float64)
+    lb = np.array([size[j] for j in right.tolist()], np.float64)
     matched = (la + lb - dist) / 2
     short_len, long_len = np.minimum(la, lb), np.maximum(la, lb)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -343,21 +384,14 @@ def judge_pairs(
         (coverage >= rule.short_similarity)
         | (contained & (containment >= np.where(strict, rule.short_containment, rule.containment)))
     ) & (short_len > 0)
-    out = []
-    for k in range(n):
-        changes, hard, ok = 0, False, False
-        if shape[k]:
-            numbers, names, hard = _value_changes(tokens[left[k]], tokens[right[k]], rule)
-            changes = numbers + names
-            ok = not hard and names == 0 and numbers <= (0 if strict[k] else rule.max_value_changes)
-        out.append(
-            CopyVerdict(
-                round(float(sim[k]), 6),
-                round(float(containment[k]), 6),
-                round(float(coverage[k]), 6),
-                changes,
-                hard,
-                ok,
-            )
-        )
-    return out
+    changes = np.zeros(n, np.int64)
+    hard = np.zeros(n, np.bool_)
+    ok = np.zeros(n, np.bool_)
+    for k in np.flatnonzero(shape).tolist():
+        numbers, names, hard[k] = _value_changes(tokens[left[k]], tokens[right[k]], rule)
+        changes[k] = numbers + names
+        allowed = 0 if strict[k] else rule.max_value_changes
+        ok[k] = not hard[k] and names == 0 and numbers <= allowed
+    return Verdicts(
+        np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
+    )

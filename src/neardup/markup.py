@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-MARKUP_VERSION = 2  # what counts as markup; stored with online indexes that strip it
+MARKUP_VERSION = 3  # what counts as markup; stored with online indexes that strip it
 
 MARKUP = re.compile(
     r"https?(?:\s?[:~]+\s?/*|\s?/+)[!-~]*"  # URLs, also cut short or with marks disturbed
@@ -25,20 +25,29 @@ MARKUP = re.compile(
     r"|@[\w\-]{1,30}"  # @mention
     r"|#[^#\s]{1,30}#"  # #topic#
     r"|\[[^\[\]\s]{1,8}\]"  # [emoji] codes
-    r"|转发微博|轉發微博|Repost"
+    r"|转发微博|轉發微博|[Rr]epost"
     r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]"  # emoji and pictographs
 )
 
 
 _CONTENT = re.compile(r"[^\W_]")
+# The first characters markup can start with (a cheap test before the full pattern).
+_TRIGGER = re.compile("[h/@#\\[转轉rR\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
 
-def strip_markup(texts: Sequence[str]) -> list[str]:
+def strip_markup(texts: Sequence[str], *, normalized: bool = False) -> list[str]:
     """``texts`` without social-media markup, in NFKC form; a text with no letter, digit or CJK
-    character left is kept whole (else all such texts would look identical)."""
+    character left is kept whole (else all such texts would look identical). ``normalized``:
+    the texts are already normalised (NFKC, case folded), so only texts holding a character
+    that can start markup are searched."""
     out = []
     for text in texts:
-        text = unicodedata.normalize("NFKC", text)
+        if normalized:
+            if not _TRIGGER.search(text):
+                out.append(text)
+                continue
+        else:
+            text = unicodedata.normalize("NFKC", text)
         stripped = MARKUP.sub(" ", text)
         out.append(stripped if _CONTENT.search(stripped) else text)
     return out

@@ -40,7 +40,11 @@ class NearMisses:
         score = np.asarray(score, np.float64)
         if not len(score) or self.limit <= 0:
             return
-        take = np.argsort(-score, kind="stable")[: self.limit]
+        near = np.arange(len(score))
+        if len(score) > self.limit:  # the top ``limit`` and their ties, in input order
+            bound = np.partition(-score, self.limit - 1)[self.limit - 1]
+            near = np.flatnonzero(-score <= bound)
+        take = near[np.argsort(-score[near], kind="stable")][: self.limit]
         for k in take.tolist():
             self.rows.append(
                 {

@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -35,6 +36,7 @@ _INVISIBLE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\u00ad\u200b-\u200d\u2060\uf
 _SCRIPT = re.compile(r"<(script|style)\b[^\x00]*?</\1\s*>", re.IGNORECASE)
 _TAG = re.compile(r"<[A-Za-z!/?][^<>\x00]*>")
 _WS = re.compile(r"[^\S\x00]+")
+_ONE_SPACE = re.compile(r"[^\S\x00]")
 _WS_AROUND_SEP = re.compile(r" ?\x00 ?")
 _PUNCT = re.compile(r"[^\w\s\x00]|_")
 _NON_CJK = re.compile(r"[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\x00]+")
@@ -151,6 +153,43 @@ def normalize_many(
     if chunk:
         out.extend(_normalize_chunk(chunk, config))
     return out
+
+
+def filter_encoded(
+    cps: np.ndarray, offsets: np.ndarray, *, fold_traditional: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Step 5's ``remove_punctuation`` and step 6 on normalised texts given as code points (what
+    :func:`normalize_encoded` returns), optionally folding traditional characters to
+    simplified ones: one compiled table lookup per character."""
+    from ._kernels import normalize_codepoints
+
+    out, out_off, _complex = normalize_codepoints(
+        cps, offsets, _punctuation_table(fold_traditional), False
+    )
+    return out, out_off
+
+
+@lru_cache(maxsize=2)
+def _punctuation_table(fold: bool) -> np.ndarray:
+    """Code point -> itself, or DELETE (punctuation, as ``_PUNCT``), or SPACE (white space as
+    ``_WS``), or its simplified form (``fold``)."""
+    from ._normtable import _N, DELETE, SPACE
+
+    table = np.arange(_N, dtype=np.uint32)
+    every = table.copy()
+    every[0xD800:0xE000] = every[0] = 0x20  # surrogates cannot be encoded; NUL is a separator
+    text = every.tobytes().decode("utf-32-le")
+    for pattern, mark in ((_PUNCT, DELETE), (_ONE_SPACE, SPACE)):
+        hit = np.frombuffer(pattern.sub("\x00", text).encode("utf-32-le"), np.uint32) == 0
+        table[hit] = mark
+    table[0] = DELETE  # the separator of joined texts never reaches here
+    if fold:
+        from .variants import _table as fold_table
+
+        pairs = np.array(list(fold_table().items()), np.int64).reshape(-1, 2)
+        keep = table[pairs[:, 1]] < DELETE  # targets are letters, never punctuation
+        table[pairs[keep, 0]] = pairs[keep, 1]
+    return table
 
 
 def _filter_many(normalized: list[str], config: NormalizeConfig) -> list[str]:

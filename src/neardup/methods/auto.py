@@ -35,18 +35,25 @@ import numpy as np
 
 from .. import _kernels
 from ..config import NormalizeConfig
-from ..copyrule import CopyRule, CopyVerdict, judge_pairs, tokenize
+from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, tokenize
 from ..errors import ConfigError, InputError
 from ..index.ngram import candidates_from_keys
 from ..markup import strip_markup
 from ..nearmiss import NearMisses
-from ..normalize import encode_texts, normalize_many
+from ..normalize import (
+    decode_texts,
+    encode_texts,
+    filter_encoded,
+    normalize_encoded,
+    normalize_many,
+)
 from ..pairs import PairSet
 from ..variants import fold_traditional
 from .base import exact_copy_pairs, identical_groups
 
 MATCH_KINDS = ("copy", "text")
 VERIFY_CHUNK = 1_000_000
+SAMPLE_RATE = 8  # a consistent 1-in-8 sample of rare grams rules out most candidates early
 TABLE_VERSION = "neardup-common-grams-1"
 
 
@@ -225,19 +232,37 @@ class AutoMethod:
 
     # -- documents ------------------------------------------------------------------------
     def compared(self, texts: Sequence[str]) -> list[str]:
-        """The texts as they are compared (markup stripped, variants folded, normalised)."""
+        """The texts as they are compared: normalised, markup stripped, variants folded,
+        punctuation removed (compiled table lookups around one regular-expression pass over the
+        texts that can hold markup)."""
         cfg = self.config
-        original = texts
+        base = replace(cfg.normalize, remove_punctuation=False)
+        if base.cjk_only or not base.casefold:  # options outside the compiled path
+            return self._compared_exactly(texts)
+        out = decode_texts(*normalize_encoded(texts, base))
         if cfg.strip_markup:
-            texts = strip_markup(texts)
+            out = strip_markup(out, normalized=True)
+        cps, offsets = filter_encoded(*encode_texts(out), fold_traditional=cfg.fold_traditional)
+        out = decode_texts(cps, offsets)
+        empty = np.flatnonzero(np.diff(offsets) == 0).tolist()
+        if empty:  # nothing but markup or punctuation: compare the text as written
+            for i, t in zip(empty, normalize_many([texts[i] for i in empty], base), strict=True):
+                out[i] = t
+        return out
+
+    def _compared_exactly(self, texts: Sequence[str]) -> list[str]:
+        """:meth:`compared` step by step in Python (any normalisation option)."""
+        cfg = self.config
+        base = replace(cfg.normalize, remove_punctuation=False)
+        out = normalize_many(texts, base, fast=False)
+        if cfg.strip_markup:
+            out = strip_markup(out, normalized=True)
         if cfg.fold_traditional:
-            texts = fold_traditional(texts)
-        out = normalize_many(texts, cfg.compare_normalize)
+            out = fold_traditional(out)
+        out = normalize_many(out, replace(cfg.compare_normalize, strip_html=False), fast=False)
         empty = [i for i, t in enumerate(out) if not t]
         if empty:  # nothing but markup or punctuation: compare the text as written
-            for i, t in zip(
-                empty, normalize_many([original[i] for i in empty], cfg.normalize), strict=True
-            ):
+            for i, t in zip(empty, normalize_many([texts[i] for i in empty], base), strict=True):
                 out[i] = t
         return out
 
@@ -251,12 +276,7 @@ class AutoMethod:
             self.tables = CommonGrams.fit(values, offsets, self.config)
         table = self.tables if self.tables is not None else CommonGrams.empty()
         if len(table.values):
-            keep = ~np.isin(values, table.values)
-            doc = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-            counts = np.bincount(doc[keep], minlength=len(offsets) - 1)
-            values = values[keep]
-            offsets = np.zeros(len(offsets), np.int64)
-            np.cumsum(counts, out=offsets[1:])
+            values, offsets = _kernels.drop_members(values, offsets, table.values)
         return Prepared(
             list(compared),
             (values, offsets),
@@ -271,13 +291,13 @@ class AutoMethod:
         verdicts, checked, _short = self.judge(a, ia, b, ib)
         sim = np.zeros(len(ia), np.float32)
         ok = np.zeros(len(ia), np.bool_)
-        sim[checked] = [v.similarity for v in verdicts]
-        ok[checked] = [v.copy for v in verdicts]
+        sim[checked] = verdicts.similarity
+        ok[checked] = verdicts.copy
         return sim, ok
 
     def judge(
         self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray
-    ) -> tuple[list[CopyVerdict], np.ndarray, np.ndarray]:
+    ) -> tuple[Verdicts, np.ndarray, np.ndarray]:
         """Verdicts on the pairs whose shape can pass, the positions of those pairs, and which
         of them the short-text rule judged.
 
@@ -307,16 +327,23 @@ class AutoMethod:
             token_ratio = np.nan_to_num(np.minimum(ta, tb) / np.maximum(ta, tb))
             gram_ratio = np.nan_to_num(small / large)
         low = min(cfg.short_similarity, cfg.coverage)
-        if cfg.match == "text":  # Jaccard >= t needs small/large >= t
+        if cfg.match == "text":  # Jaccard >= t  <=>  common >= t (sa + sb) / (1 + t)
+            need = np.ceil(cfg.text_threshold * (sa + sb) / (1.0 + cfg.text_threshold) - 1e-9)
             maybe = np.flatnonzero((gram_ratio >= cfg.text_threshold) & (small > 0))
-        else:
-            maybe = np.flatnonzero(np.where(strict, token_ratio >= low, gram_ratio >= cfg.coverage))
-        jac = np.zeros(len(ia))
-        jac[maybe] = _kernels.jaccard_pairs(values, offsets, ia[maybe], jb[maybe])
-        common = np.where(sa + sb > 0, jac * (sa + sb) / (1.0 + jac), 0.0)
+        else:  # strict pairs are judged on tokens alone
+            need = np.ceil(np.maximum(cfg.containment * small, cfg.coverage * large) - 1e-9)
+            maybe = np.flatnonzero(~strict & (gram_ratio >= cfg.coverage))
+        common = np.zeros(len(ia))
+        least = np.maximum(need[maybe], 1).astype(np.int64)
+        sample = _sample(values, offsets)
+        common[maybe] = _kernels.common_counts(
+            values, offsets, *sample, ia[maybe], jb[maybe], least, SAMPLE_RATE
+        )
+        common = np.maximum(common, 0)  # -1: certainly below need
         with np.errstate(invalid="ignore", divide="ignore"):
             contain = np.nan_to_num(common / small)
             cover = np.nan_to_num(common / large)
+            jac = np.nan_to_num(common / (sa + sb - common))
         if cfg.match == "text":
             possible = (jac >= cfg.text_threshold) & (small > 0)
         else:
@@ -336,7 +363,7 @@ class AutoMethod:
             gram_coverage=cover[checked],
         )
         if cfg.match == "text":
-            verdicts = [replace(v, copy=True) for v in verdicts]
+            verdicts = verdicts.with_copy(np.ones(len(verdicts), np.bool_))
         return verdicts, checked, strict[checked]
 
     def thresholds(self) -> dict[str, float]:
@@ -355,23 +382,22 @@ class AutoMethod:
         misses: NearMisses,
         left: np.ndarray,
         right: np.ndarray,
-        verdicts: list[CopyVerdict],
+        verdicts: Verdicts,
         short: np.ndarray,
     ) -> None:
         """Offer the rejected verdicts of one chunk, per route, to ``misses``."""
         cfg = self.config
-        rejected = np.array([not v.copy for v in verdicts], np.bool_)
+        rejected = ~verdicts.copy
         for is_short, route, threshold in (
             (True, "short texts: similarity", cfg.short_similarity),
             (False, "long texts: containment", cfg.containment),
         ):
             pick = np.flatnonzero(rejected & (short == is_short))
-            chosen = [verdicts[k] for k in pick.tolist()]
-            score = [v.similarity if is_short else v.containment for v in chosen]
+            chosen = verdicts.take(pick)
             misses.offer(
                 left[pick],
                 right[pick],
-                np.asarray(score, np.float64),
+                chosen.similarity if is_short else chosen.containment,
                 threshold=threshold,
                 route=route,
                 reason=lambda k, chosen=chosen, is_short=is_short: _why_not(
@@ -392,8 +418,8 @@ class AutoMethod:
         for lo in range(0, len(left), VERIFY_CHUNK):  # bounded memory for many candidates
             part_l, part_r = left[lo : lo + VERIFY_CHUNK], right[lo : lo + VERIFY_CHUNK]
             verdicts, checked, short = self.judge(prepared, part_l, prepared, part_r)
-            sim[lo + checked] = [v.similarity for v in verdicts]
-            ok[lo + checked] = [v.copy for v in verdicts]
+            sim[lo + checked] = verdicts.similarity
+            ok[lo + checked] = verdicts.copy
             self._offer_near_misses(
                 misses, reps[part_l[checked]], reps[part_r[checked]], verdicts, short
             )
@@ -483,6 +509,15 @@ def _sketch(values: np.ndarray, offsets: np.ndarray, most: int) -> tuple[np.ndar
     keep = rank < np.repeat(k, sizes)
     new = np.zeros_like(offsets)
     np.cumsum(np.minimum(sizes, k), out=new[1:])
+    return values[keep], new
+
+
+def _sample(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The consistent sample of each set: its values ``v % SAMPLE_RATE == 0``."""
+    keep = values % np.uint64(SAMPLE_RATE) == 0
+    doc = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    new = np.zeros_like(offsets)
+    np.cumsum(np.bincount(doc[keep], minlength=len(offsets) - 1), out=new[1:])
     return values[keep], new
 
 
