@@ -497,23 +497,6 @@ def document_hashes(cps, offsets):
 
 
 @numba.njit(inline="always")
-def _intersection(a, alo, ahi, b, blo, bhi):
-    i = alo
-    j = blo
-    common = 0
-    while i < ahi and j < bhi:
-        if a[i] == b[j]:
-            common += 1
-            i += 1
-            j += 1
-        elif a[i] < b[j]:
-            i += 1
-        else:
-            j += 1
-    return common
-
-
-@numba.njit(inline="always")
 def _intersection_at_least(a, alo, ahi, b, blo, bhi, need):
     """Like :func:`_intersection`, but -1 as soon as fewer than ``need`` common values remain
     possible."""
@@ -532,6 +515,12 @@ def _intersection_at_least(a, alo, ahi, b, blo, bhi, need):
         else:
             j += 1
     return common if common >= need else -1
+
+
+@numba.njit(inline="always")
+def _intersection(a, alo, ahi, b, blo, bhi):
+    """Number of values two sorted unique runs share."""
+    return _intersection_at_least(a, alo, ahi, b, blo, bhi, 0)
 
 
 @numba.njit(cache=True, nogil=True)
