@@ -377,3 +377,55 @@ def test_drop_members_equals_set_difference(sets, members):
         assert got[got_off[d] : got_off[d + 1]].tolist() == [
             x for x in v.tolist() if x not in set(table.tolist())
         ]
+
+
+_TOKEN_CASES = [
+    "第二届 二十三次 两千零二十三年 一月 十 百 三百万 一千二百三十四万五千 abc二十3 one two",
+    "十one three 零零七 二〇二三年 第一 一次 三 abc def shr 1 20 vs",
+    "第十一届全国人民代表大会第五次会议 万万万万万万万万万万万万万万万万万万万万",
+    "café naïve 한국어 ½ ² x",
+    "",
+]
+
+
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.sampled_from(list("第次届月一二两三十百千万零〇年 ab9oneтé")), max_size=25
+        ),
+        max_size=8,
+    )
+)
+@settings(max_examples=80, deadline=None)
+def test_token_codes_equal_hashed_python_tokens(extra):
+    """The compiled tokenizer cuts and hashes tokens as the Python reference does."""
+    from neardup.copyrule import token_codes, tokenize
+    from neardup.simhash import hash_features
+
+    texts = _TOKEN_CASES + extra
+    codes, offsets = token_codes(texts)
+    for i, text in enumerate(texts):
+        expected = hash_features(tokenize(text))
+        assert codes[offsets[i] : offsets[i + 1]].tolist() == expected.tolist(), text
+
+
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(list("甲乙丙丁戊己 ab1第次")), min_size=1, max_size=40),
+        min_size=2,
+        max_size=10,
+    )
+)
+@settings(max_examples=60, deadline=None)
+def test_copy_rule_bag_bound_changes_no_verdict(texts):
+    """Pruning by the bag-of-tokens bound gives the verdicts of aligning every pair."""
+    from neardup.copyrule import CopyRule, judge_pairs
+
+    texts = texts + [t[1:] for t in texts] + [t + "甲乙" for t in texts]  # copies and not
+    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
+    rule = CopyRule()
+    fast = judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule)
+    full = judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule, prune=False)
+    assert fast.copy.tolist() == full.copy.tolist()
+    assert fast.copy.any() or not full.copy.any()
+    assert np.array_equal(fast.similarity[fast.copy], full.similarity[full.copy])

@@ -412,7 +412,7 @@ def splice_documents(base, base_off, repl, repl_off, which):
     off[0] = 0
     for d in range(ndocs):
         off[d + 1] = off[d] + lengths[d]
-    out = np.empty(off[ndocs], np.uint32)
+    out = np.empty(off[ndocs], base.dtype)
     src = np.full(ndocs, -1, np.int64)
     for j in range(which.shape[0]):
         src[which[j]] = j
@@ -481,6 +481,15 @@ def drop_members(values, offsets, members):
                 w += 1
         out_off[d + 1] = w
     return out[:w], out_off
+
+
+@numba.njit(cache=True, nogil=True)
+def sort_per_doc(values, offsets):
+    """Each document's values sorted (repeats kept)."""
+    out = values.copy()
+    for d in range(offsets.shape[0] - 1):
+        out[offsets[d] : offsets[d + 1]] = np.sort(values[offsets[d] : offsets[d + 1]])
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
@@ -649,3 +658,175 @@ def token_counts(cps, offsets):
                 out[d] += 1
                 in_run = True
     return out
+
+
+# -- alignment tokens of the copy rule (see neardup.copyrule.tokenize) ----------------------
+
+_DI = 0x7B2C  # 第
+
+
+@numba.njit(inline="always")
+def _cn_digit(c):
+    """The digit of a Chinese numeral character (-1: none; 10, 100, 1000, 10000: multipliers)."""
+    if c == 0x96F6:  # 零
+        return 0
+    if c == 0x4E00:  # 一
+        return 1
+    if c == 0x4E8C or c == 0x4E24:  # 二 两
+        return 2
+    if c == 0x4E09:
+        return 3
+    if c == 0x56DB:
+        return 4
+    if c == 0x4E94:
+        return 5
+    if c == 0x516D:
+        return 6
+    if c == 0x4E03:
+        return 7
+    if c == 0x516B:
+        return 8
+    if c == 0x4E5D:
+        return 9
+    if c == 0x5341:  # 十
+        return 10
+    if c == 0x767E:  # 百
+        return 100
+    if c == 0x5343:  # 千
+        return 1000
+    if c == 0x4E07:  # 万
+        return 10000
+    return -1
+
+
+@numba.njit(inline="always")
+def _is_count_unit(c):
+    """次届期轮批号月日: a single numeral before one of them is a number."""
+    return (
+        c == 0x6B21
+        or c == 0x5C4A
+        or c == 0x671F
+        or c == 0x8F6E
+        or c == 0x6279
+        or c == 0x53F7
+        or c == 0x6708
+        or c == 0x65E5
+    )
+
+
+@numba.njit(inline="always")
+def _emit_number(h, value):
+    """Feed the decimal digits of ``value`` to the hash state ``h``."""
+    digits = np.empty(20, np.int64)
+    k = 0
+    while True:
+        digits[k] = value % 10
+        value //= 10
+        k += 1
+        if value == 0:
+            break
+    for m in range(k - 1, -1, -1):
+        h = _fnv_step(h, 48 + digits[m])
+    return h
+
+
+@numba.njit(cache=True, nogil=True)
+def alignment_tokens(cps, offsets, word_hashes, word_values):
+    """Hashes of the copy rule's tokens of each compared text, as
+    :func:`neardup.copyrule.tokenize` cuts them (each token hashed like a feature).
+
+    Handles texts made of CJK characters, ASCII letters and digits and spaces; a text holding
+    anything else is flagged (third result) and left empty for the exact Python path. Runs of
+    letters and digits whose hash is in ``word_hashes`` (English number words) become
+    ``word_values``.
+    """
+    ndocs = offsets.shape[0] - 1
+    out = np.empty(cps.shape[0] + 1, np.uint64)
+    out_off = np.empty(ndocs + 1, np.int64)
+    other = np.zeros(ndocs, np.bool_)
+    out_off[0] = 0
+    w = 0
+    for d in range(ndocs):
+        start, end = offsets[d], offsets[d + 1]
+        first = w
+        h = FNV_OFFSET
+        in_run = False
+        i = start
+        while i < end:
+            c = cps[i]
+            digit = _cn_digit(c)
+            if digit >= 0:
+                j = i
+                while j < end and _cn_digit(cps[j]) >= 0:
+                    j += 1
+                single = j - i == 1 and 1 <= digit <= 10
+                if j - i >= 2 or (
+                    single
+                    and ((i > start and cps[i - 1] == _DI) or (j < end and _is_count_unit(cps[j])))
+                ):
+                    if j - i > 18:
+                        other[d] = True
+                        break
+                    plain = True
+                    for m in range(i, j):
+                        if _cn_digit(cps[m]) >= 10:
+                            plain = False
+                    if not in_run:
+                        h = FNV_OFFSET
+                        in_run = True
+                    if plain:
+                        for m in range(i, j):
+                            h = _fnv_step(h, 48 + _cn_digit(cps[m]))
+                    else:
+                        total = 0
+                        section = 0
+                        value = 0
+                        for m in range(i, j):
+                            v = _cn_digit(cps[m])
+                            if v == 10000:
+                                total += (section + value) * 10000
+                                section = 0
+                                value = 0
+                            elif v >= 10:
+                                section += (value if value > 0 else 1) * v
+                                value = 0
+                            else:
+                                value = v
+                        h = _emit_number(h, total + section + value)
+                    i = j
+                    continue
+            if 65 <= c <= 90:
+                c += 32
+            if (97 <= c <= 122) or (48 <= c <= 57):
+                if not in_run:
+                    h = FNV_OFFSET
+                    in_run = True
+                h = _fnv_step(h, c)
+                i += 1
+                continue
+            if in_run:
+                out[w] = _word_value(fmix64(h), word_hashes, word_values)
+                w += 1
+                in_run = False
+            if _is_cjk(c):
+                out[w] = fmix64(_fnv_step(FNV_OFFSET, c))
+                w += 1
+            elif c != 32:
+                other[d] = True
+                break
+            i += 1
+        if other[d]:
+            w = first
+        elif in_run:
+            out[w] = _word_value(fmix64(h), word_hashes, word_values)
+            w += 1
+        out_off[d + 1] = w
+    return out[:w], out_off, other
+
+
+@numba.njit(inline="always")
+def _word_value(h, word_hashes, word_values):
+    for k in range(word_hashes.shape[0]):
+        if word_hashes[k] == h:
+            return word_values[k]
+    return h

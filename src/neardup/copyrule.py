@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -146,6 +147,37 @@ def tokenize(text: str) -> list[str]:
     return [_WORD_NUMBERS.get(t, t) for t in tokens]
 
 
+def token_codes(
+    texts: Sequence[str], encoded: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The tokens of each compared text (:func:`tokenize`) as 64-bit hashes (feature hashes of
+    the token strings), with offsets: a compiled tokenizer for CJK and ASCII text, this module's
+    Python one for texts holding other characters. ``encoded``: the texts' code points and
+    offsets, when the caller has them."""
+    from . import _kernels
+    from .normalize import encode_texts
+    from .simhash import hash_features
+
+    words, values = _word_tables()
+    cps, cp_offsets = encoded if encoded is not None else encode_texts(texts)
+    codes, offsets, other = _kernels.alignment_tokens(cps, cp_offsets, words, values)
+    which = np.flatnonzero(other).tolist()
+    if not which:
+        return codes, offsets
+    slow = [tokenize(texts[i]) for i in which]
+    repl = hash_features([t for tokens in slow for t in tokens])
+    repl_off = np.zeros(len(slow) + 1, np.int64)
+    np.cumsum([len(t) for t in slow], out=repl_off[1:])
+    return _kernels.splice_documents(codes, offsets, repl, repl_off, np.asarray(which, np.int64))
+
+
+@lru_cache(maxsize=1)
+def _word_tables() -> tuple[np.ndarray, np.ndarray]:
+    from .simhash import hash_features
+
+    return hash_features(list(_WORD_NUMBERS)), hash_features(list(_WORD_NUMBERS.values()))
+
+
 @dataclass(frozen=True)
 class CopyVerdict:
     similarity: float
@@ -194,11 +226,15 @@ def _is_date(number: str, before: str | None, after: str | None) -> bool:
     return bool(_YEAR.match(number)) or after in _DATE_UNITS or before in _MONTHS or before == "第"
 
 
-def _numbers_differ(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Both texts hold numbers the other lacks, and one of them is a year or there are two:
-    another event from the same template (a copy only ever loses numbers, by truncation)."""
-    na = {t for t in a if _DIGIT.search(t)}
-    nb = {t for t in b if _DIGIT.search(t)}
+def _numbers(tokens: Sequence[str]) -> frozenset[str]:
+    """The tokens holding a digit."""
+    return frozenset(t for t in tokens if not t.isalpha() and _DIGIT.search(t))
+
+
+def _numbers_differ(na: frozenset[str], nb: frozenset[str]) -> bool:
+    """Both texts hold numbers (``_numbers``) the other lacks, and one of them is a year or
+    there are two: another event from the same template (a copy only ever loses numbers, by
+    truncation)."""
     only_a, only_b = na - nb, nb - na
     if not only_a or not only_b:
         return False
@@ -230,7 +266,12 @@ def _segments(a: Sequence[str], b: Sequence[str]) -> list[tuple]:
     return out
 
 
-def _value_changes(a: Sequence[str], b: Sequence[str], rule: CopyRule) -> tuple[int, int, bool]:
+def _value_changes(
+    a: Sequence[str],
+    b: Sequence[str],
+    rule: CopyRule,
+    numbers: tuple[frozenset[str], frozenset[str]] | None = None,
+) -> tuple[int, int, bool]:
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
     Hard: a changed year, date, ordinal (第N, N次, N届) or identifier (a number of 5 or more
@@ -255,7 +296,8 @@ def _value_changes(a: Sequence[str], b: Sequence[str], rule: CopyRule) -> tuple[
             )
         elif interior and 2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens:
             names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
-    return changes, names, hard or _numbers_differ(a, b)
+    na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
+    return changes, names, hard or _numbers_differ(na, nb)
 
 
 def _typos(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
@@ -328,13 +370,13 @@ class Verdicts:
 _VERDICT_FIELDS = ("similarity", "containment", "coverage", "value_changes", "year_change", "copy")
 
 
-def judge(a: Sequence[str], b: Sequence[str], rule: CopyRule) -> CopyVerdict:
-    """The verdict on two token sequences (see :func:`tokenize`), measured on tokens alone."""
-    return judge_pairs([a, b], np.array([0]), np.array([1]), rule)[0]
+def judge(a: str, b: str, rule: CopyRule) -> CopyVerdict:
+    """The verdict on two compared texts, measured on their tokens alone."""
+    return judge_pairs([a, b], np.array([0]), np.array([1]), rule, prune=False)[0]
 
 
 def judge_pairs(
-    tokens: Any,
+    texts: Sequence[str],
     left: np.ndarray,
     right: np.ndarray,
     rule: CopyRule,
@@ -342,15 +384,23 @@ def judge_pairs(
     token_rule: np.ndarray | None = None,
     gram_containment: np.ndarray | None = None,
     gram_coverage: np.ndarray | None = None,
+    workers: int = 1,
+    prune: bool = True,
+    codes: tuple[np.ndarray, np.ndarray] | None = None,
+    bags: np.ndarray | None = None,
 ) -> Verdicts:
-    """The verdict on each pair ``(tokens[left[k]], tokens[right[k]])``.
+    """The verdict on each pair of compared texts ``(texts[left[k]], texts[right[k]])``.
 
     Pairs under ``token_rule`` (default: the shorter text has fewer than ``short_tokens``
     tokens) must be near-identical as token sequences and may change no value; the others are
     measured by ``gram_containment``/``gram_coverage`` (rare-gram sets, given by the caller) or,
-    when those are not given, by token alignment. Alignment lengths come from one vectorised
-    rapidfuzz call; only pairs whose shape passes are aligned in full (in Python) to look for
-    value changes.
+    when those are not given, by token alignment. Tokens are hashed by a compiled tokenizer;
+    alignment lengths come from one vectorised rapidfuzz call (on ``workers`` threads) for the
+    pairs whose bags of tokens overlap enough (a compiled bound; with ``prune`` off every pair
+    is aligned, so that the similarity of a rejected pair is exact too); only pairs whose shape
+    passes are aligned in full (in Python) to look for value changes. ``codes``: the
+    :func:`token_codes` of ``texts``, and ``bags`` the same sorted per text, when the caller
+    keeps them.
     """
     from rapidfuzz.distance import Indel
     from rapidfuzz.process import cpdist
@@ -360,22 +410,44 @@ def judge_pairs(
     n = len(left)
     if not n:
         return Verdicts.empty()
-    vocab: dict[str, int] = {}
-    used = np.unique(np.concatenate([left, right])).tolist()
-    coded = {i: [vocab.setdefault(t, len(vocab)) for t in tokens[i]] for i in used}
-    a = [coded[i] for i in left.tolist()]
-    b = [coded[j] for j in right.tolist()]
-    dist = np.asarray(cpdist(a, b, scorer=Indel.distance, dtype=np.int64), np.float64)
-    size = {i: len(c) for i, c in coded.items()}
-    la = np.array([size[i] for i in left.tolist()], np.float64)
-    lb = np.array([size[j] for j in right.tolist()], np.float64)
-    matched = (la + lb - dist) / 2
+    from ._kernels import common_counts, sort_per_doc
+
+    codes, offsets = token_codes(texts) if codes is None else codes
+    bags = sort_per_doc(codes, offsets) if bags is None else bags
+    sizes = np.diff(offsets)
+    la, lb = sizes[left].astype(np.float64), sizes[right].astype(np.float64)
     short_len, long_len = np.minimum(la, lb), np.maximum(la, lb)
+    strict = short_len < rule.short_tokens if token_rule is None else np.asarray(token_rule, bool)
+    # Tokens both texts hold (as bags) bound the alignment: most pairs fail on that alone.
+    need = np.minimum(
+        np.ceil(rule.short_similarity * long_len - 1e-9),
+        np.where(
+            short_len >= rule.min_contained_tokens,
+            np.ceil(
+                np.maximum(rule.coverage * long_len, rule.short_containment * short_len) - 1e-9
+            ),
+            np.inf,
+        ),
+    )
+    least = np.maximum(need, 1).astype(np.int64)
+    bag = common_counts(bags, offsets, bags[:0], offsets, left, right, least, 0)
+    align = np.flatnonzero(~strict | (bag >= 0) | (not prune))
+    seqs: dict[int, list[int]] = {}
+    for k in np.unique(np.concatenate([left[align], right[align]])).tolist():
+        seqs[k] = codes[offsets[k] : offsets[k + 1]].tolist()
+    dist = cpdist(
+        [seqs[k] for k in left[align].tolist()],
+        [seqs[k] for k in right[align].tolist()],
+        scorer=Indel.distance,
+        dtype=np.int64,
+        workers=workers,
+    )
+    matched = np.zeros(n)
+    matched[align] = (la[align] + lb[align] - np.asarray(dist, np.float64)) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         sim = np.nan_to_num(2 * matched / (la + lb))
         containment = np.nan_to_num(matched / short_len)
         coverage = np.nan_to_num(matched / long_len)
-    strict = short_len < rule.short_tokens if token_rule is None else np.asarray(token_rule, bool)
     if gram_containment is not None and gram_coverage is not None:
         containment = np.where(strict, containment, gram_containment)
         coverage = np.where(strict, coverage, gram_coverage)
@@ -387,8 +459,14 @@ def judge_pairs(
     changes = np.zeros(n, np.int64)
     hard = np.zeros(n, np.bool_)
     ok = np.zeros(n, np.bool_)
+    tokens: dict[int, tuple[list[str], frozenset[str]]] = {}
     for k in np.flatnonzero(shape).tolist():
-        numbers, names, hard[k] = _value_changes(tokens[left[k]], tokens[right[k]], rule)
+        for i in (left[k], right[k]):
+            if i not in tokens:
+                found = tokenize(texts[i])
+                tokens[i] = found, _numbers(found)
+        (ta, na), (tb, nb) = tokens[left[k]], tokens[right[k]]
+        numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb))
         changes[k] = numbers + names
         allowed = 0 if strict[k] else rule.max_value_changes
         ok[k] = not hard[k] and names == 0 and numbers <= allowed

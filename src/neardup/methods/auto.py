@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import _kernels
 from ..config import NormalizeConfig
-from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, tokenize
+from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, token_codes
 from ..errors import ConfigError, InputError
 from ..index.ngram import candidates_from_keys
 from ..markup import strip_markup
@@ -188,6 +188,9 @@ class Prepared:
     grams: tuple[np.ndarray, np.ndarray]  # rare gram hashes per text (values, offsets)
     sketch: tuple[np.ndarray, np.ndarray]  # the ``sketch`` smallest of them
     tokens: np.ndarray  # alignment tokens per text (see :func:`neardup.copyrule.tokenize`)
+    codes: tuple[np.ndarray, np.ndarray]  # those tokens, hashed (values, offsets)
+    bags: np.ndarray  # the hashes sorted per text (bounds of the alignment)
+    sample: tuple[np.ndarray, np.ndarray]  # consistent sample of the rare grams (see _sample)
 
     def __len__(self) -> int:
         return len(self.compared)
@@ -206,6 +209,7 @@ class AutoMethod:
         self.tables = tables
         self.stats: dict[str, Any] = {}
         self.near_misses = NearMisses()  # the last batch's closest rejected candidates
+        self.workers = 1  # threads for token alignment (results do not depend on it)
 
     def online_index(self) -> Any:
         from .incremental import AutoOnline
@@ -277,11 +281,15 @@ class AutoMethod:
         table = self.tables if self.tables is not None else CommonGrams.empty()
         if len(table.values):
             values, offsets = _kernels.drop_members(values, offsets, table.values)
+        codes = token_codes(compared, (cps, cp_offsets))
         return Prepared(
             list(compared),
             (values, offsets),
             _sketch(values, offsets, self.config.sketch),
             _kernels.token_counts(cps, cp_offsets),
+            codes,
+            _kernels.sort_per_doc(*codes),
+            _sample(values, offsets),
         )
 
     def verify(
@@ -296,28 +304,22 @@ class AutoMethod:
         return sim, ok
 
     def judge(
-        self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray
+        self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray, *, prune: bool = True
     ) -> tuple[Verdicts, np.ndarray, np.ndarray]:
         """Verdicts on the pairs whose shape can pass, the positions of those pairs, and which
         of them the short-text rule judged.
 
         Cheap bounds first (set sizes, token counts), rare-gram containment by a compiled
-        kernel, token alignment only where it can still change the answer.
+        kernel, token alignment only where it can still change the answer (``prune`` off:
+        on every pair that can pass, so that a rejected pair's similarity is exact).
         """
         cfg = self.config
         ia = np.asarray(ia, np.int64)
         if b is a:
-            compared, (values, offsets), counts, jb = (
-                a.compared,
-                a.grams,
-                a.tokens,
-                np.asarray(ib, np.int64),
-            )
+            both, jb = a, np.asarray(ib, np.int64)
         else:
-            compared = a.compared + b.compared
-            values, offsets = _concat_sets(a.grams, b.grams)
-            counts = np.concatenate([a.tokens, b.tokens])
-            jb = np.asarray(ib, np.int64) + len(a)
+            both, jb = merge_prepared([a, b]), np.asarray(ib, np.int64) + len(a)
+        compared, (values, offsets), counts = both.compared, both.grams, both.tokens
         sizes = np.diff(offsets).astype(np.float64)
         sa, sb = sizes[ia], sizes[jb]
         small, large = np.minimum(sa, sb), np.maximum(sa, sb)
@@ -335,9 +337,8 @@ class AutoMethod:
             maybe = np.flatnonzero(~strict & (gram_ratio >= cfg.coverage))
         common = np.zeros(len(ia))
         least = np.maximum(need[maybe], 1).astype(np.int64)
-        sample = _sample(values, offsets)
         common[maybe] = _kernels.common_counts(
-            values, offsets, *sample, ia[maybe], jb[maybe], least, SAMPLE_RATE
+            values, offsets, *both.sample, ia[maybe], jb[maybe], least, SAMPLE_RATE
         )
         common = np.maximum(common, 0)  # -1: certainly below need
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -351,16 +352,18 @@ class AutoMethod:
                 strict, token_ratio >= low, (contain >= cfg.containment) & (cover >= cfg.coverage)
             )
         checked = np.flatnonzero(possible)
-        used = np.unique(np.concatenate([ia[checked], jb[checked]])).tolist()
-        tokens = {i: tokenize(compared[i]) for i in used}
         verdicts = judge_pairs(
-            tokens,
+            compared,
             ia[checked],
             jb[checked],
             cfg.rule(),
             token_rule=strict[checked],
             gram_containment=contain[checked],
             gram_coverage=cover[checked],
+            workers=self.workers,
+            prune=prune,
+            codes=both.codes,
+            bags=both.bags,
         )
         if cfg.match == "text":
             verdicts = verdicts.with_copy(np.ones(len(verdicts), np.bool_))
@@ -450,7 +453,7 @@ class AutoMethod:
         ca, cb = self.compared([a, b])
         pa, pb = self.prepare([ca]), self.prepare([cb])
         zero = np.zeros(1, np.int64)
-        verdicts, checked, _short = self.judge(pa, zero, pb, zero)
+        verdicts, checked, _short = self.judge(pa, zero, pb, zero, prune=False)
         v = verdicts[0] if len(checked) else None
         return {
             "method": self.name,
@@ -491,13 +494,18 @@ def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:
 def merge_prepared(parts: Sequence[Prepared]) -> Prepared:
     """One :class:`Prepared` from several (in order)."""
     compared: list[str] = []
-    grams = sketch = (np.empty(0, np.uint64), np.zeros(1, np.int64))
+    empty = (np.empty(0, np.uint64), np.zeros(1, np.int64))
+    grams = sketch = codes = sample = empty
+    bags = np.empty(0, np.uint64)
     for p in parts:
         compared += p.compared
         grams = _concat_sets(grams, p.grams)
         sketch = _concat_sets(sketch, p.sketch)
+        codes = _concat_sets(codes, p.codes)
+        sample = _concat_sets(sample, p.sample)
+        bags = np.concatenate([bags, p.bags])
     tokens = np.concatenate([p.tokens for p in parts]) if parts else np.empty(0, np.int64)
-    return Prepared(compared, grams, sketch, tokens)
+    return Prepared(compared, grams, sketch, tokens, codes, bags, sample)
 
 
 def _sketch(values: np.ndarray, offsets: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
