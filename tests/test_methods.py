@@ -128,6 +128,9 @@ def test_strip_markup():
     )
     assert [t.split() for t in damaged] == [["看这里", "x"], ["好", "y"], ["呵", "z"]]
     assert strip_markup(["#话题#… http://t.cn/A6"]) == ["#话题#... http://t.cn/A6"]  # nothing else
+    # a campaign tag with spaces is markup; "#3 ... #4" is not a tag
+    tagged = strip_markup(["#预存话费后、乐Phone 0元购；送你话费好礼#支持呀", "fixed #3 and #4"])
+    assert [t.split() for t in tagged] == [["支持呀"], ["fixed", "#3", "and", "#4"]]
     method = create("ngram", strip_markup=True)
     a = "地震局：今天下午本市发生三级地震，暂无人员伤亡报告"
     b = "转发微博 #地震# " + a + " http://t.cn/A6x9Kp"

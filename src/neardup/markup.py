@@ -5,7 +5,8 @@ repost prefix (``转发微博``, ``//@user:``), @mentions, ``#topic#`` tags, ``[
 emoji, and shortened URLs. A URL alone can halve the character-3-gram Jaccard of a headline,
 so the ``ngram`` method can drop these first (``strip_markup=True``; on by default on the short
 route of ``auto``). A text made only of markup is kept as it is, so that it is not mistaken for
-every other such text.
+every other such text. A ``#topic#`` may hold spaces (Weibo campaign tags do): a long shared tag
+must not be what makes two different comments look alike.
 
 Markup is found width-insensitively (full-width ``ｈｔｔｐ://ｔ.ｃｎ/…`` and ``＠user`` are caught), so
 the returned text is in Unicode NFKC form; normalisation applies NFKC anyway.
@@ -17,13 +18,13 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-MARKUP_VERSION = 3  # what counts as markup; stored with online indexes that strip it
+MARKUP_VERSION = 4  # what counts as markup; stored with online indexes that strip it
 
 MARKUP = re.compile(
     r"https?(?:\s?[:~]+\s?/*|\s?/+)[!-~]*"  # URLs, also cut short or with marks disturbed
     r"|//@[^:：\s]{1,30}[:：]"  # repost chain: //@user:
     r"|@[\w\-]{1,30}"  # @mention
-    r"|#[^#\s]{1,30}#"  # #topic#
+    r"|#[^#\s](?:[^#\n]{0,38}[^#\s])?#"  # #topic#, also with spaces inside (not "#3 and #4")
     r"|\[[^\[\]\s]{1,8}\]"  # [emoji] codes
     r"|转发微博|轉發微博|[Rr]epost"
     r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]"  # emoji and pictographs
