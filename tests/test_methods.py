@@ -1,6 +1,7 @@
 """The ngram, paragraph and auto methods against brute-force oracles built from the definitions."""
 
 import itertools
+import random
 
 import numpy as np
 import pytest
@@ -177,14 +178,72 @@ def test_paragraph_containment_and_evidence():
     assert list(zip(pairs.left.tolist(), pairs.right.tolist(), strict=True)) == [(0, 1)]
     ev = pairs.evidence[(0, 1)]
     assert ev["containment"] == "a_in_b" and ev["share_a"] == 1.0
-    assert ev["share_b"] == pytest.approx(2 / 3, abs=1e-3)
+    chars = [len(c) for c in method.inner.compared(PARA)]  # a share is of characters
+    assert ev["share_b"] == pytest.approx(sum(chars[:2]) / sum(chars), abs=1e-3)
     assert ev["matched_paragraphs"] == [[0, 0], [1, 1]]
     verdict = method.compare(a, b)
     assert verdict["duplicate"] and verdict["share_a"] == 1.0
+    assert verdict["containment"] == "a_in_b"
+    # one shared paragraph is a partial duplicate of both; too little shared text is none
+    d = PARA[0] + "\n" + c
+    assert method.compare(a, d)["containment"] == "partial"
+    assert not create("paragraph", min_shared_chars=200).compare(a, b)["duplicate"]
 
 
-def test_paragraph_pairs_equal_brute_force():
-    """Document pairs from the index equal a brute-force comparison of paragraph fingerprints."""
+def test_paragraph_copy_shares_equal_python_oracle():
+    """Document pairs of the ``copy`` evidence equal a Python aggregation over every pair of
+    usable paragraphs that share a sketch key (judged by the same copy rule)."""
+    import gzip
+
+    from conftest import SHARED_DATA
+
+    path = SHARED_DATA / "cctv_xwlb_news_zh" / "corpus.jsonl.gz"
+    if not path.exists():
+        pytest.skip("shared data not found")
+    import orjson
+
+    with gzip.open(path) as f:
+        texts = [orjson.loads(line)["text"] for _, line in zip(range(400), f, strict=False)]
+    rng = random.Random(3)  # plant reposts, excerpts and digests
+    for _ in range(30):
+        src = rng.sample(texts[:400], 2)
+        paras = [p for s in src for p in s.split("\n") if p][: rng.randint(1, 4)]
+        texts.append("编者按：转载。\n" + "\n".join(paras))
+    method = create("paragraph", min_shared_chars=30)
+    pairs = method.find_pairs(texts)
+    paras = method.paragraphs(texts)
+    values, offsets = method.usable_sketch(paras)
+    keys = [set(values[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(paras))]
+    cand = [
+        (i, j)
+        for i in range(len(paras))
+        for j in range(i + 1, len(paras))
+        if paras.doc[i] != paras.doc[j] and keys[i] & keys[j]
+    ]
+    ia, ib = (np.array(x, np.int64) for x in zip(*cand, strict=True))
+    ok, ca, cb = method.matched(paras, ia, paras, ib)
+    best: dict = {}
+    for i, j, good, x, y in zip(ia, ib, ok, ca, cb, strict=True):
+        if good:
+            pair = (int(paras.doc[i]), int(paras.doc[j]))
+            got = best.setdefault(pair, ({}, {}))
+            got[0][int(i)] = max(got[0].get(int(i), 0.0), float(x))
+            got[1][int(j)] = max(got[1].get(int(j), 0.0), float(y))
+    want = {}
+    for (a, b), (ga, gb) in best.items():
+        share_a = sum(ga.values()) / paras.total[a]
+        share_b = sum(gb.values()) / paras.total[b]
+        if max(share_a, share_b) >= 0.5 and min(sum(ga.values()), sum(gb.values())) >= 30:
+            want[(a, b)] = max(share_a, share_b)
+    found = zip(pairs.left.tolist(), pairs.right.tolist(), strict=True)
+    got = dict(zip(found, pairs.similarity.tolist(), strict=True))
+    assert len(want) > 20
+    assert set(got) == set(want)
+    assert all(abs(got[k] - want[k]) < 1e-5 for k in want)
+
+
+def test_paragraph_topic_pairs_equal_brute_force():
+    """``topic`` evidence (reference 002): document pairs from the index equal a brute-force comparison of paragraph fingerprints."""
     import gzip
 
     from conftest import SHARED_DATA
@@ -196,7 +255,7 @@ def test_paragraph_pairs_equal_brute_force():
 
     with gzip.open(path) as f:
         texts = [orjson.loads(line)["text"] for _, line in zip(range(300), f, strict=False)]
-    method = create("paragraph", max_paragraph_docs=10**6)
+    method = create("paragraph", evidence="topic", max_paragraph_docs=10**6)
     pairs = method.find_pairs(texts)
     pp = method.paragraph_prints(texts)
     fps = pp.fingerprints.tolist()

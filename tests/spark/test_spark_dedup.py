@@ -101,8 +101,12 @@ def test_same_clusters_verified_longest_wider_distance(spark, tmp_path, corpus_t
 @pytest.mark.parametrize("method", ["ngram", "paragraph"])
 def test_same_clusters_as_local_other_methods(spark, tmp_path, corpus_texts, method):
     source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:1000])
-    local_out = _local(tmp_path, source, "--method", method, "--keep", "longest")
-    spark_out, summary = _spark(spark, tmp_path, source, method=method, keep="longest")
+    options = {"evidence": "topic"} if method == "paragraph" else {}  # what Spark distributes
+    extra = [a for k, v in options.items() for a in ("--option", f"{k}={v}")]
+    local_out = _local(tmp_path, source, "--method", method, "--keep", "longest", *extra)
+    spark_out, summary = _spark(
+        spark, tmp_path, source, method=method, keep="longest", options=options
+    )
     rows = _assert_same(local_out, spark_out)
     assert sum(r["method"] == method for r in rows) > 5
     assert summary["method"] == method

@@ -28,6 +28,9 @@ from .base import Method
 #: The method every surface uses when none is named (library, CLI, service, Spark, eval).
 DEFAULT_METHOD = "auto"
 
+#: Methods that fit a frozen common-gram table (written by ``dedup``, loaded online).
+_TABLES = ("auto", "paragraph")
+
 #: Methods the online detector (``neardup serve`` / ``index``) can run.
 _ONLINE = ("auto", "simhash", "ngram", "paragraph")
 
@@ -97,7 +100,7 @@ def create(name: str, *, tables: Any = None, **options: Any) -> Method:
         )
     config = cfg_cls(**options)
     if tables is not None:
-        if name != "auto":
+        if name not in _TABLES:
             raise ConfigError(f"method {name!r} takes no fitted tables")
         return cls(config, tables=tables)
     return cls(config)

@@ -245,48 +245,140 @@ class AutoOnline(_TextIndex):
 
 
 class ParagraphOnline:
-    """DRPKP online: paragraph fingerprints of kept documents; a match shares at least
-    ``threshold`` of the paragraphs of either document (the score of the batch method)."""
+    """The ``paragraph`` method online: the kept documents' paragraphs (``copy`` evidence: their
+    compared text, found by sketch keys and judged by the copy rule; ``topic``: their topic-word
+    fingerprints in permuted tables), scored by :mod:`neardup.containment` as in batch."""
 
     def __init__(self, method: Any):
         cfg = method.config
         self.method = method
+        self.topic = cfg.evidence == "topic"
         self.index = PermutedIndex(max_distance=cfg.max_distance, blocks=cfg.blocks)
-        self.counts: dict[str, int] = {}
+        self.postings: dict[int, dict[tuple[str, int], None]] = {}
+        self.docs: dict[str, Any] = {}  # doc id -> prepared paragraphs (copy) or prints (topic)
         self.order = _Order()
         self._fingerprinter = Fingerprinter()
 
-    def prepare(self, text: str) -> Doc:
-        prints = self.method.paragraph_prints([text]).fingerprints.tolist()
-        fp = int(self._fingerprinter.fingerprint_many([text])[0])
-        return Doc(fp, {"paragraphs": [f"{f:016x}" for f in prints]}, prints)
+    def _fingerprint(self, text: str) -> int:
+        return int(self._fingerprinter.fingerprint_many([text])[0])
 
-    def add(self, doc_id: str, doc: Doc) -> None:
-        for j, f in enumerate(doc.state):
-            self.index.add((doc_id, j), f)
-        self.counts[doc_id] = len(doc.state)
-        self.order.add(doc_id)
+    def prepare(self, text: str) -> Doc:
+        if self.topic:
+            prints = self.method.paragraph_prints([text]).fingerprints.tolist()
+            return Doc(
+                self._fingerprint(text), {"paragraphs": [f"{f:016x}" for f in prints]}, prints
+            )
+        paras = self.method.paragraphs([text])
+        return Doc(self._fingerprint(text), {"paragraphs": paras.prepared.compared}, paras)
 
     def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
-        prints = [int(h, 16) for h in (payload or {}).get("paragraphs", [])]
-        self.add(doc_id, Doc(fingerprint, payload, prints))
+        stored = (payload or {}).get("paragraphs", [])
+        if self.topic:
+            self.add(doc_id, Doc(fingerprint, payload, [int(h, 16) for h in stored]))
+            return
+        prepared = self.method.inner.prepare(stored)
+        paras = self.method.prepared_paragraphs(prepared, np.array([len(stored)], np.int64))
+        self.add(doc_id, Doc(fingerprint, payload, paras))
+
+    def add(self, doc_id: str, doc: Doc) -> None:
+        self.docs[doc_id] = doc.state
+        if self.topic:
+            for j, f in enumerate(doc.state):
+                self.index.add((doc_id, j), f)
+        else:
+            values, offsets = self.method.usable_sketch(doc.state)
+            for j in range(len(offsets) - 1):
+                for key in values[offsets[j] : offsets[j + 1]].tolist():
+                    self.postings.setdefault(key, {})[(doc_id, j)] = None
+        self.order.add(doc_id)
 
     def remove(self, doc_id: str) -> None:
-        for j in range(self.counts.pop(doc_id, 0)):
-            self.index.remove((doc_id, j))
+        state = self.docs.pop(doc_id, None)
+        if state is not None and self.topic:
+            for j in range(len(state)):
+                self.index.remove((doc_id, j))
+        elif state is not None:
+            values, offsets = self.method.usable_sketch(state)
+            for j in range(len(offsets) - 1):
+                for key in values[offsets[j] : offsets[j + 1]].tolist():
+                    posting = self.postings.get(key)
+                    if posting is not None:
+                        posting.pop((doc_id, j), None)
+                        if not posting:
+                            del self.postings[key]
         self.order.remove(doc_id)
 
+    def _candidates(self, doc: Doc, exclude: str | None) -> list[tuple[int, str, int]]:
+        """(query paragraph, kept document, its paragraph) sharing a key, each once."""
+        found: dict[tuple[int, str, int], None] = {}
+        if self.topic:
+            for i, f in enumerate(doc.state):
+                for (doc_id, j), _d in self.index.query(f):
+                    found[(i, doc_id, j)] = None
+        else:
+            values, offsets = self.method.usable_sketch(doc.state)
+            for i in range(len(offsets) - 1):
+                for key in values[offsets[i] : offsets[i + 1]].tolist():
+                    for doc_id, j in self.postings.get(key, {}):
+                        found[(i, doc_id, j)] = None
+        return [c for c in found if c[1] != exclude]
+
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
-        mine: dict[str, set[int]] = {}
-        theirs: dict[str, set[int]] = {}
-        for i, f in enumerate(doc.state):
-            for (doc_id, j), _d in self.index.query(f):
-                if doc_id != exclude:
-                    mine.setdefault(doc_id, set()).add(i)
-                    theirs.setdefault(doc_id, set()).add(j)
-        out = []
-        for doc_id, matched in mine.items():
-            share = max(len(matched) / len(doc.state), len(theirs[doc_id]) / self.counts[doc_id])
-            if share >= self.method.config.threshold:
-                out.append(Match(doc_id, None, round(share, 6), "paragraph"))
+        from ..containment import document_shares
+
+        found = self._candidates(doc, exclude)
+        if not found:
+            return []
+        ids = list(dict.fromkeys(d for _i, d, _j in found))
+        rank = {d: k for k, d in enumerate(ids)}  # kept documents come first: a < query
+        query_pos = len(ids)
+        qi = np.array([i for i, _d, _j in found], np.int64)
+        dj = np.array([rank[d] for _i, d, _j in found], np.int64)
+        pj = np.array([j for _i, _d, j in found], np.int64)
+        if self.topic:
+            ones = np.ones(len(found))
+            counts = np.array([len(self.docs[d]) for d in ids], np.int64)
+            shares = document_shares(
+                dj,
+                np.full(len(found), query_pos),
+                pj,
+                qi,
+                ones,
+                ones,
+                counts[dj],
+                np.full(len(found), len(doc.state)),
+            )
+        else:
+            stored = [self.docs[d] for d in ids]
+            base = np.cumsum([0] + [len(s) for s in stored])[:-1]
+            merged = _merge_paragraphs(self.method, stored)
+            ok, cq, cs = self.method.matched(doc.state, qi, merged, base[dj] + pj)
+            totals = np.array([int(s.total[0]) for s in stored], np.int64)
+            shares = document_shares(
+                dj[ok],
+                np.full(int(ok.sum()), query_pos),
+                pj[ok],
+                qi[ok],
+                cs[ok],
+                cq[ok],
+                totals[dj[ok]],
+                np.full(int(ok.sum()), int(doc.state.total[0])),
+            )
+        cfg = self.method.config
+        keep = shares.duplicate(threshold=cfg.threshold, min_shared=self.method.min_shared)
+        score = shares.score
+        out = [
+            Match(ids[a], None, float(s), "paragraph")
+            for a, s, k in zip(shares.a.tolist(), score.tolist(), keep.tolist(), strict=True)
+            if k
+        ]
         return _best_first(out, self.order)
+
+
+def _merge_paragraphs(method: Any, parts: list[Any]) -> Any:
+    """One batch of paragraphs from several documents' (their positions renumbered)."""
+    from .auto import merge_prepared
+
+    prepared = merge_prepared([p.prepared for p in parts])
+    counts = np.array([len(p) for p in parts], np.int64)
+    return method.prepared_paragraphs(prepared, counts)

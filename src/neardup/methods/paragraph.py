@@ -1,223 +1,136 @@
-"""The ``paragraph`` method: DRPKP paragraph key-phrase fingerprints (reference 002).
+"""The ``paragraph`` method: documents that share paragraphs — reposts with commentary, excerpts,
+digests, a story with a new lead — found, scored both ways and explained (reference 002).
 
-Each document is split into paragraphs (its line breaks). Per paragraph: segment and POS-tag
-with rjieba, keep nouns and verbs (for Latin text: words that are not stop words), take the 10
-most frequent as topic words, weight each by
+Each document is split into paragraphs (its line breaks). Which paragraphs match is the
+*evidence*:
 
-    frequency  count / number of kept words in the paragraph
-  + context    0.1 · n, n = most topic-word occurrences inside one 20-character window around it
-  + position   0.3 in the title or first paragraph, 0.2 in the last, else 0.1 / x for the x-th,
+- ``copy`` (the default, chosen by measurement: docs/quality.md): a paragraph is compared as the
+  ``auto`` method compares documents — compared text (markup, punctuation and script variants
+  gone), rare character grams (grams held by more than ``max(common_min_df, common_share · N)``
+  of the corpus' N paragraphs are common: headers, footers, datelines, template phrases), bottom-k
+  sketch candidates and the copy rule of :mod:`neardup.copyrule` (contained, and no substituted
+  number, date or name). A paragraph with fewer than ``min_paragraph_grams`` rare grams carries
+  no evidence. A matched paragraph covers its characters, times the share of it the match holds.
+- ``topic`` (the reference's DRPKP fingerprint, :mod:`neardup.drpkp`): paragraphs within
+  ``max_distance`` of each other's weighted topic-word SimHash match; every kept paragraph weighs
+  1; fingerprints held by more than ``max_paragraph_docs`` documents are boilerplate.
 
-and fingerprint the paragraph with a weighted 64-bit SimHash of those words. A document is its
-set of paragraph fingerprints. Paragraph pairs within ``max_distance`` are found with the
-permuted-table index; for two documents A and B, ``share_a`` is the share of A's paragraphs with
-a match in B and ``share_b`` the reverse. A pair is a duplicate when ``max(share_a, share_b) >=
-threshold``; ``containment`` says which way (``a_in_b``, ``b_in_a`` or ``mutual``).
-
-Paragraphs with fewer than ``min_words`` topic words carry no evidence and are left out, and so
-are paragraph fingerprints shared by more than ``max_paragraph_docs`` documents (boilerplate
-headers and footers); both are counted in ``stats``.
+The decision is :mod:`neardup.containment`'s, on every surface: the covered share of each
+document (``share_a``, ``share_b``); a duplicate when the larger reaches ``threshold`` and (for
+``copy``) both sides share at least ``min_shared_chars`` characters; the relation ``a_in_b``,
+``b_in_a``, ``mutual`` (share ≥ ``contained``) or ``partial``, with the matched paragraph
+indices, in the pair's evidence.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .. import _kernels
 from ..config import HammingConfig, NormalizeConfig
+from ..containment import DocumentShares, document_shares
 from ..errors import ConfigError
 from ..features import paragraphs as split_paragraphs
+from ..index.ngram import candidates_from_keys
 from ..index.permuted import hamming_pairs
 from ..nearmiss import NearMisses
-from ..normalize import normalize_many
 from ..pairs import PairSet
-from ..simhash import hash_features
+from .auto import VERIFY_CHUNK, AutoConfig, AutoMethod, CommonGrams, Prepared
 
-_KEEP_POS = ("n", "v", "eng")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "he",
-        "she",
-        "they",
-        "we",
-        "you",
-        "i",
-        "his",
-        "her",
-        "their",
-        "our",
-        "your",
-        "not",
-        "no",
-        "so",
-        "than",
-        "then",
-        "there",
-        "which",
-        "who",
-        "whom",
-        "what",
-        "when",
-        "where",
-        "how",
-        "all",
-        "any",
-        "each",
-        "some",
-        "such",
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "do",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "also",
-        "into",
-        "about",
-        "over",
-        "after",
-        "before",
-        "more",
-        "most",
-        "other",
-    ]
-)
-_WORD = re.compile(r"[^\W_]")
-TOPIC_WORDS = 10
-WINDOW = 20
+EVIDENCE = ("copy", "topic")
 
 
 @dataclass(frozen=True)
 class ParagraphConfig:
     """Options of the ``paragraph`` method (see the module docstring)."""
 
+    evidence: str = "copy"
+    threshold: float = 0.5
+    min_shared_chars: int = 50
+    contained: float = 0.9
+    gram: int = 3
+    sketch: int = 16
+    common_min_df: int = 20
+    common_share: float = 0.0001
+    min_paragraph_grams: int = 8
     max_distance: int = 3
     blocks: int | None = None
-    threshold: float = 0.5
     min_words: int = 3
     max_paragraph_docs: int = 50
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
-        HammingConfig(max_distance=self.max_distance, blocks=self.blocks)
-        if not 0.0 < float(self.threshold) <= 1.0:
-            raise ConfigError(f"threshold={self.threshold} must be in (0, 1] (share of paragraphs)")
-        if not isinstance(self.min_words, int) or self.min_words < 1:
-            raise ConfigError(f"min_words={self.min_words!r} must be an integer >= 1")
-        if not isinstance(self.max_paragraph_docs, int) or self.max_paragraph_docs < 2:
+        if self.evidence not in EVIDENCE:
             raise ConfigError(
-                f"max_paragraph_docs={self.max_paragraph_docs!r} must be an integer >= 2"
+                f"evidence={self.evidence!r} is not supported; choose 'copy' (paragraphs that "
+                "are copies, the default) or 'topic' (the reference's topic-word fingerprints)"
             )
+        HammingConfig(max_distance=self.max_distance, blocks=self.blocks)
+        for name in ("threshold", "contained"):
+            if not 0.0 < float(getattr(self, name)) <= 1.0:
+                raise ConfigError(f"{name}={getattr(self, name)} must be in (0, 1] (a share)")
+        for name, low in (
+            ("min_shared_chars", 0),
+            ("min_paragraph_grams", 1),
+            ("min_words", 1),
+            ("max_paragraph_docs", 2),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(f"{name}={value!r} must be an integer >= {low}")
+        self.auto_config()  # validates gram, sketch, common_min_df, common_share
+
+    def auto_config(self) -> AutoConfig:
+        """The ``auto`` options paragraphs are compared with (``copy`` evidence)."""
+        return AutoConfig(
+            gram=self.gram,
+            sketch=self.sketch,
+            common_min_df=self.common_min_df,
+            common_share=self.common_share,
+            normalize=self.normalize,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def topic_words(paragraph: str, *, index: int, count: int) -> tuple[list[str], list[float]]:
-    """The weighted topic words of the ``index``-th of ``count`` paragraphs (already normalised)."""
-    import rjieba
-
-    words: list[tuple[str, int]] = []  # (word, character position)
-    pos = 0
-    for word, tag in rjieba.tag(paragraph):
-        start = pos
-        pos += len(word)
-        if not _WORD.search(word):
-            continue
-        if tag == "eng":
-            if word in _STOP or len(word) < 2:
-                continue
-        elif not tag.startswith(_KEEP_POS):
-            continue
-        words.append((word, start))
-    if not words:
-        return [], []
-    counts = Counter(w for w, _ in words)
-    topics = [w for w, _ in counts.most_common(TOPIC_WORDS)]
-    topic_set = set(topics)
-    starts = [p for w, p in words if w in topic_set]
-    context: dict[str, float] = {}
-    for w, p in words:
-        if w in topic_set:
-            n = sum(1 for q in starts if p - WINDOW // 2 <= q < p + WINDOW // 2)
-            context[w] = max(context.get(w, 0.0), 0.1 * n)
-    if index == 0:
-        position = 0.3
-    elif index == count - 1:
-        position = 0.2
-    else:
-        position = 0.1 / (index + 1)
-    total = len(words)
-    return topics, [counts[w] / total + context[w] + position for w in topics]
-
-
 @dataclass
-class ParagraphPrints:
-    """Paragraph fingerprints of a batch: ``doc`` and ``index`` of each kept paragraph."""
+class Paragraphs:
+    """The paragraphs of a batch of documents, prepared for the ``copy`` evidence."""
 
-    fingerprints: np.ndarray  # uint64
-    doc: np.ndarray  # int64 document position
-    index: np.ndarray  # int64 paragraph index within the document
-    counts: np.ndarray  # int64 kept paragraphs per document
-    skipped_short: int
+    doc: np.ndarray  # int64 document position of each paragraph
+    index: np.ndarray  # int64 paragraph index within its document (every paragraph counted)
+    chars: np.ndarray  # int64 characters of the compared paragraph (its weight)
+    usable: np.ndarray  # bool: enough rare grams to be evidence
+    total: np.ndarray  # int64 characters per document
+    prepared: Prepared
+
+    def __len__(self) -> int:
+        return len(self.doc)
 
 
 class ParagraphMethod:
-    """Documents as sets of paragraph fingerprints; duplicates share most paragraphs."""
+    """Documents that share paragraphs, scored by the share of each they cover."""
 
     name = "paragraph"
     measure = "paragraph_share"
     higher_is_closer = True
 
-    def __init__(self, config: ParagraphConfig | None = None):
+    def __init__(self, config: ParagraphConfig | None = None, *, tables: CommonGrams | None = None):
         self.config = config or ParagraphConfig()
-        self.stats: dict[str, int] = {}
+        if tables is not None and self.config.evidence != "copy":
+            raise ConfigError("paragraph evidence='topic' takes no common-gram table")
+        self.inner = AutoMethod(self.config.auto_config(), tables=tables)
+        self.stats: dict[str, Any] = {}
         self.near_misses = NearMisses()  # the last batch's closest rejected candidates
+
+    @property
+    def tables(self) -> CommonGrams | None:
+        """The common paragraph grams (fitted by a batch, or given): ``copy`` evidence only."""
+        return self.inner.tables if self.config.evidence == "copy" else None
 
     def online_index(self) -> Any:
         from .incremental import ParagraphOnline
@@ -226,54 +139,127 @@ class ParagraphMethod:
 
     def persisted(self) -> dict[str, Any]:
         """What defines stored data (checked when a store is reopened)."""
-        return self.config.to_dict()
+        if self.config.evidence == "topic":
+            return self.config.to_dict()
+        return {**self.inner.persisted(), **self.config.to_dict()}
 
     @property
     def threshold(self) -> float:
         return float(self.config.threshold)
 
-    def paragraph_prints(self, texts: Sequence[str]) -> ParagraphPrints:
-        paras_per_doc = [split_paragraphs(t) for t in texts]
-        flat = [p for ps in paras_per_doc for p in ps]
-        norm = normalize_many(flat, self.config.normalize)
-        feats: list[str] = []
-        weights: list[float] = []
-        offsets = [0]
-        doc, index = [], []
-        short = 0
-        k = 0
-        for d, ps in enumerate(paras_per_doc):
-            kept = 0
-            for i in range(len(ps)):
-                words, w = topic_words(norm[k], index=i, count=len(ps))
-                k += 1
-                if len(words) < self.config.min_words:
-                    short += 1
-                    continue
-                feats.extend(words)
-                weights.extend(w)
-                offsets.append(len(feats))
-                doc.append(d)
-                index.append(kept)
-                kept += 1
-        hashes = hash_features(feats) if feats else np.empty(0, np.uint64)
-        fps = _kernels.simhash_weighted(
-            hashes, np.asarray(weights, np.float64), np.asarray(offsets, np.int64), False
-        )
-        doc_arr = np.asarray(doc, np.int64)
-        return ParagraphPrints(
-            fps,
-            doc_arr,
-            np.asarray(index, np.int64),
-            np.bincount(doc_arr, minlength=len(texts)).astype(np.int64),
-            short,
-        )
-
     def thresholds(self) -> dict[str, float]:
         """The decision point a report marks, by the measure it applies to."""
         return {"paragraph share": self.config.threshold}
 
-    def find_pairs(self, texts: Sequence[str]) -> PairSet:
+    @property
+    def min_shared(self) -> float:
+        return float(self.config.min_shared_chars) if self.config.evidence == "copy" else 0.0
+
+    # -- the copy evidence ----------------------------------------------------------------
+    def paragraphs(self, texts: Sequence[str], *, fit: bool = False) -> Paragraphs:
+        """Split, compare and prepare the paragraphs of ``texts`` (``fit``: fit the common-gram
+        table on them first, when none was given)."""
+        per_doc = [split_paragraphs(t) for t in texts]
+        counts = np.array([len(p) for p in per_doc], np.int64)
+        flat = [p for ps in per_doc for p in ps]
+        compared = self.inner.compared(flat)
+        prepared = self.inner.prepare(compared, fit=fit)
+        return self.prepared_paragraphs(prepared, counts)
+
+    def prepared_paragraphs(self, prepared: Prepared, counts: np.ndarray) -> Paragraphs:
+        """:class:`Paragraphs` from prepared compared paragraphs, ``counts`` per document."""
+        doc = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        starts = np.repeat(np.cumsum(counts) - counts, counts)
+        grams = np.diff(prepared.grams[1])
+        chars = grams.astype(np.int64)  # distinctive characters: one per rare gram
+        return Paragraphs(
+            doc,
+            np.arange(len(doc), dtype=np.int64) - starts,
+            chars,
+            grams >= self.config.min_paragraph_grams,
+            np.bincount(doc, weights=chars, minlength=len(counts)).astype(np.int64),
+            prepared,
+        )
+
+    def usable_sketch(self, paras: Paragraphs) -> tuple[np.ndarray, np.ndarray]:
+        """Sketch keys of the usable paragraphs (the others get none)."""
+        values, offsets = paras.prepared.sketch
+        sizes = np.diff(offsets) * paras.usable
+        keep = np.repeat(paras.usable, np.diff(offsets))
+        new = np.zeros_like(offsets)
+        np.cumsum(sizes, out=new[1:])
+        return values[keep], new
+
+    def matched(
+        self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Which candidate paragraph pairs ``(a[ia[k]], b[ib[k]])`` are copies, and the
+        characters each covers on either side."""
+        verdicts, checked, _short = self.inner.judge(a.prepared, ia, b.prepared, ib)
+        ok = np.zeros(len(ia), np.bool_)
+        frac_a = np.zeros(len(ia))
+        frac_b = np.zeros(len(ia))
+        ok[checked] = verdicts.copy
+        ga = np.diff(a.prepared.grams[1])[ia[checked]]
+        gb = np.diff(b.prepared.grams[1])[ib[checked]]
+        # containment is the share of the smaller side held, coverage that of the larger
+        # (sides of one size: the lower of the two on both, so the order does not matter)
+        low = np.minimum(verdicts.containment, verdicts.coverage)
+        frac_a[checked] = np.where(ga < gb, verdicts.containment, low)
+        frac_b[checked] = np.where(gb < ga, verdicts.containment, low)
+        frac_a[checked] = np.where(ga > gb, verdicts.coverage, frac_a[checked])
+        frac_b[checked] = np.where(gb > ga, verdicts.coverage, frac_b[checked])
+        frac_a, frac_b = np.clip(frac_a, 0.0, 1.0), np.clip(frac_b, 0.0, 1.0)
+        return ok, a.chars[ia] * frac_a, b.chars[ib] * frac_b
+
+    def _copy_shares(self, texts: Sequence[str], *, fit: bool) -> DocumentShares:
+        paras = self.paragraphs(texts, fit=fit)
+        left, right, _stats = candidates_from_keys(*self.usable_sketch(paras))
+        cross = paras.doc[left] != paras.doc[right]
+        left, right = left[cross], right[cross]
+        rows: list[tuple[np.ndarray, ...]] = []
+        for lo in range(0, len(left), VERIFY_CHUNK):
+            pl, pr = left[lo : lo + VERIFY_CHUNK], right[lo : lo + VERIFY_CHUNK]
+            ok, ca, cb = self.matched(paras, pl, paras, pr)
+            rows.append((pl[ok], pr[ok], ca[ok], cb[ok]))
+        pl, pr, ca, cb = (
+            (np.concatenate(c) for c in zip(*rows, strict=True))
+            if rows
+            else (
+                np.empty(0, np.int64),
+                np.empty(0, np.int64),
+                np.empty(0),
+                np.empty(0),
+            )
+        )
+        da, db = paras.doc[pl], paras.doc[pr]  # paragraphs are in document order: da < db
+        self.stats = {
+            "documents": len(texts),
+            "paragraphs": len(paras),
+            "usable_paragraphs": int(paras.usable.sum()),
+            "common_grams": len(self.inner.tables.values) if self.inner.tables else 0,
+            "candidate_paragraph_pairs": len(left),
+            "matched_paragraph_pairs": len(pl),
+        }
+        return document_shares(
+            da,
+            db,
+            paras.index[pl],
+            paras.index[pr],
+            ca,
+            cb,
+            paras.total[da],
+            paras.total[db],
+        )
+
+    # -- the topic evidence (reference 002) -------------------------------------------------
+    def paragraph_prints(self, texts: Sequence[str]) -> Any:
+        """Topic-word fingerprints of the paragraphs (:func:`neardup.drpkp.topic_prints`)."""
+        from ..drpkp import topic_prints
+
+        return topic_prints(texts, normalize=self.config.normalize, min_words=self.config.min_words)
+
+    def _topic_shares(self, texts: Sequence[str]) -> DocumentShares:
         cfg = self.config
         pp = self.paragraph_prints(texts)
         usable = np.flatnonzero(~self._boilerplate(pp))
@@ -286,38 +272,18 @@ class ParagraphMethod:
         swap = pp.doc[pl] > pp.doc[pr]
         pl, pr = np.where(swap, pr, pl), np.where(swap, pl, pr)
         da, db = pp.doc[pl], pp.doc[pr]
-        n = len(texts)
-        pair_key = da * n + db
-        keys, inverse = np.unique(pair_key, return_inverse=True)
-        matched_a = self._distinct_count(inverse, pp.index[pl], len(keys))
-        matched_b = self._distinct_count(inverse, pp.index[pr], len(keys))
-        a, b = keys // n, keys % n
-        share_a = matched_a / np.maximum(pp.counts[a], 1)
-        share_b = matched_b / np.maximum(pp.counts[b], 1)
-        score = np.maximum(share_a, share_b)
-        keep = score >= cfg.threshold
-        self.near_misses = NearMisses()
-        self.near_misses.offer(
-            a[~keep], b[~keep], score[~keep], threshold=cfg.threshold, route="paragraph share"
-        )
-        evidence = self._evidence(keys[keep], share_a[keep], share_b[keep], pair_key, pp, pl, pr, n)
+        ones = np.ones(len(pl))
         self.stats = {
-            "documents": n,
+            "documents": len(texts),
             "paragraphs": len(pp.fingerprints),
             "short_paragraphs_skipped": pp.skipped_short,
             "boilerplate_paragraphs_skipped": len(pp.fingerprints) - len(usable),
-            "candidate_document_pairs": len(keys),
-            "verified_pairs": int(keep.sum()),
         }
-        return PairSet.build(
-            a[keep],
-            b[keep],
-            method="paragraph",
-            similarity=score[keep].astype(np.float32),
-            evidence=evidence,
+        return document_shares(
+            da, db, pp.index[pl], pp.index[pr], ones, ones, pp.counts[da], pp.counts[db]
         )
 
-    def _boilerplate(self, pp: ParagraphPrints) -> np.ndarray:
+    def _boilerplate(self, pp: Any) -> np.ndarray:
         """Paragraphs whose exact fingerprint is held by more than ``max_paragraph_docs`` documents."""
         fps = pp.fingerprints
         if not len(fps):
@@ -327,77 +293,67 @@ class ParagraphMethod:
         docs_per_fp = np.bincount(per_doc[0], minlength=len(uniq))
         return docs_per_fp[inv] > self.config.max_paragraph_docs
 
-    @staticmethod
-    def _distinct_count(group: np.ndarray, values: np.ndarray, ngroups: int) -> np.ndarray:
-        if not len(group):
-            return np.zeros(ngroups, np.int64)
-        both = np.unique(np.stack([group, values]), axis=1)
-        return np.bincount(both[0], minlength=ngroups)
+    # -- batch ------------------------------------------------------------------------------
+    def shares(self, texts: Sequence[str], *, fit: bool = True) -> DocumentShares:
+        """Every candidate document pair with its covered shares (the configured evidence)."""
+        if self.config.evidence == "topic":
+            return self._topic_shares(texts)
+        return self._copy_shares(texts, fit=fit)
 
-    @staticmethod
-    def _evidence(keys, share_a, share_b, pair_key, pp, pl, pr, n) -> dict:
-        evidence: dict[tuple[int, int], dict[str, Any]] = {}
-        if not len(keys):
-            return evidence
-        order = np.argsort(pair_key, kind="stable")
-        sk = pair_key[order]
-        lo = np.searchsorted(sk, keys, side="left")
-        hi = np.searchsorted(sk, keys, side="right")
-        for key, sa, sb, s, e in zip(
-            keys.tolist(), share_a.tolist(), share_b.tolist(), lo.tolist(), hi.tolist(), strict=True
-        ):
-            idx = order[s:e]
-            matched = sorted({(int(pp.index[pl[i]]), int(pp.index[pr[i]])) for i in idx})[:50]
-            if sa >= 1.0 and sb >= 1.0:
-                containment = "mutual"
-            elif sa >= 1.0:
-                containment = "a_in_b"
-            elif sb >= 1.0:
-                containment = "b_in_a"
-            else:
-                containment = "partial"
-            evidence[(key // n, key % n)] = {
-                "share_a": round(sa, 4),
-                "share_b": round(sb, 4),
-                "containment": containment,
-                "matched_paragraphs": [list(m) for m in matched],
-            }
-        return evidence
-
-    def _shares(self, a: str, b: str) -> tuple[float, float, list[list[int]], int, int]:
-        pp = self.paragraph_prints([a, b])
-        fa, fb = pp.fingerprints[pp.doc == 0], pp.fingerprints[pp.doc == 1]
-        if not len(fa) or not len(fb):
-            return 0.0, 0.0, [], len(fa), len(fb)
-        d = np.bitwise_count(fa[:, None] ^ fb[None, :])
-        close = d <= self.config.max_distance
-        matched = [[int(i), int(j)] for i, j in zip(*np.nonzero(close), strict=True)]
-        return (
-            float(close.any(axis=1).mean()),
-            float(close.any(axis=0).mean()),
-            matched,
-            len(fa),
-            len(fb),
+    def find_pairs(self, texts: Sequence[str]) -> PairSet:
+        cfg = self.config
+        shares = self.shares(texts)
+        keep = shares.duplicate(threshold=cfg.threshold, min_shared=self.min_shared)
+        score = shares.score
+        self.near_misses = NearMisses()
+        self.near_misses.offer(
+            shares.a[~keep],
+            shares.b[~keep],
+            score[~keep],
+            threshold=cfg.threshold,
+            route="paragraph share",
         )
+        self.stats.update(candidate_document_pairs=len(shares), verified_pairs=int(keep.sum()))
+        return PairSet.build(
+            shares.a[keep],
+            shares.b[keep],
+            method="paragraph",
+            similarity=score[keep],
+            evidence=shares.evidence(keep, contained=cfg.contained),
+        )
+
+    def _pair(self, a: str, b: str) -> tuple[DocumentShares, np.ndarray]:
+        shares = self.shares([a, b], fit=False)
+        keep = shares.duplicate(threshold=self.config.threshold, min_shared=self.min_shared)
+        return shares, keep
 
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        """The larger covered share of each pair (0 when too little text is shared)."""
         if len(left) != len(right):
             raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
-        return np.array(
-            [max(self._shares(a, b)[:2]) for a, b in zip(left, right, strict=True)],
-            dtype=np.float64,
-        )
+        out = np.zeros(len(left))
+        for k, (a, b) in enumerate(zip(left, right, strict=True)):
+            shares, _keep = self._pair(a, b)
+            shared = np.minimum(shares.covered_a, shares.covered_b)
+            if len(shares) and shared[0] >= self.min_shared:
+                out[k] = float(shares.score[0])
+        return out
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
-        sa, sb, matched, na, nb = self._shares(a, b)
+        cfg = self.config
+        shares, keep = self._pair(a, b)
+        found = shares.evidence(np.ones(len(shares), bool), contained=cfg.contained)
+        ev = found.get((0, 1), {})
         return {
             "method": self.name,
-            "paragraphs_a": na,
-            "paragraphs_b": nb,
-            "share_a": round(sa, 4),
-            "share_b": round(sb, 4),
-            "matched_paragraphs": matched[:50],
-            "max_distance": self.config.max_distance,
-            "threshold": self.config.threshold,
-            "duplicate": bool(max(sa, sb) >= self.config.threshold),
+            "evidence": cfg.evidence,
+            "share_a": ev.get("share_a", 0.0),
+            "share_b": ev.get("share_b", 0.0),
+            "covered_chars_a": ev.get("covered_a", 0.0),
+            "covered_chars_b": ev.get("covered_b", 0.0),
+            "containment": ev.get("containment"),
+            "matched_paragraphs": ev.get("matched_paragraphs", []),
+            "threshold": cfg.threshold,
+            "min_shared_chars": cfg.min_shared_chars,
+            "duplicate": bool(keep[0]) if len(keep) else False,
         }

@@ -165,6 +165,12 @@ def spark_dedup(
         raise ConfigError(f"on_error={on_error!r} is not supported; choose 'fail' or 'skip'")
     built = create(method, **options)  # validates the options on the driver
     config = built.config
+    if getattr(config, "evidence", None) == "copy":
+        raise ConfigError(
+            "paragraph evidence='copy' (the default) is not distributed yet; run it with "
+            "`neardup dedup --method paragraph`, or distribute the reference's fingerprint with "
+            "--option evidence=topic"
+        )
     if getattr(config, "idf", None) == "corpus" and config.weights == "tfidf":
         raise ConfigError(
             "idf='corpus' is fitted on the whole input and is not supported by spark-dedup; "

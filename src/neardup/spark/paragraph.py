@@ -7,8 +7,11 @@ The same pairs as :meth:`neardup.methods.paragraph.ParagraphMethod.find_pairs`:
    meet by fingerprint and are dropped, as locally;
 3. the others emit one row per permuted table keyed by ``(table, key bits)``; the local scan
    kernel finds the paragraph pairs within ``max_distance`` in each key's run;
-4. paragraph pairs of two different documents meet by document pair, where the shares of
-   matched paragraphs in both directions are counted; pairs reaching ``threshold`` are kept.
+4. paragraph pairs of two different documents meet by document pair, where
+   :func:`neardup.containment.document_shares` (the batch method's decision) scores them.
+
+Only the reference's ``topic`` evidence is distributed; the default ``copy`` evidence is refused
+with a fix-it message (``neardup dedup`` runs it).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..containment import document_shares
 from ..index.layout import choose_blocks, make_layout
 from ..pairs import method_code
 from .batches import Batch, concat, count_rows, route, size, tagged
@@ -73,30 +77,23 @@ def _scan(batches: Iterator[Batch], masks: tuple[int, ...], k: int) -> Iterator[
         }
 
 
-def _distinct_per_pair(key: np.ndarray, values: np.ndarray) -> np.ndarray:
-    both = np.unique(np.stack([key, values]), axis=1)
-    return np.bincount(both[0], minlength=int(key.max()) + 1)
-
-
 def _shares(batches: Iterator[Batch], threshold: float) -> Iterator[tuple[str, Any]]:
     b = concat(batches)
     if not size(b):
         return
-    keys, first, inverse = np.unique(b["pair"], return_index=True, return_inverse=True)
-    matched_a = _distinct_per_pair(inverse, b["ia"])
-    matched_b = _distinct_per_pair(inverse, b["ib"])
-    share_a = matched_a / np.maximum(b["ca"][first], 1)
-    share_b = matched_b / np.maximum(b["cb"][first], 1)
-    score = np.maximum(share_a, share_b)
-    keep = score >= threshold
-    yield "candidates", len(keys)
+    doc_a = (b["pair"] >> np.uint64(32)).astype(np.int64)
+    doc_b = (b["pair"] & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    ones = np.ones(len(doc_a))
+    shares = document_shares(doc_a, doc_b, b["ia"], b["ib"], ones, ones, b["ca"], b["cb"])
+    keep = shares.duplicate(threshold=threshold, min_shared=0.0)
+    yield "candidates", len(shares)
     yield (
         "edges",
         {
-            "a": (keys[keep] >> np.uint64(32)).astype(np.int64),
-            "b": (keys[keep] & np.uint64(0xFFFFFFFF)).astype(np.int64),
+            "a": shares.a[keep],
+            "b": shares.b[keep],
             "d": np.full(int(keep.sum()), -1, np.int16),
-            "sim": score[keep].astype(np.float32),
+            "sim": shares.score[keep],
             "m": np.full(int(keep.sum()), PARAGRAPH, np.uint8),
         },
     )

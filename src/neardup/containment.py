@@ -1,0 +1,135 @@
+"""How much of each document its matched paragraphs cover, and which contains which.
+
+The one decision of the ``paragraph`` method, for every surface (batch, the online detector and
+Spark call it): given matched paragraph pairs between documents, each with the weight it covers
+on either side (characters for the default ``copy`` evidence, 1 per paragraph for the reference's
+``topic`` evidence), a document pair's
+
+- ``covered_a`` / ``covered_b``: the weight of A's (B's) distinct matched paragraphs, each counted
+  once at its best match;
+- ``share_a`` / ``share_b``: that weight over the document's whole weight (reported both ways);
+- **duplicate** when ``max(share_a, share_b) >= threshold`` and both sides cover at least
+  ``min_shared`` (enough distinctive text in common, not a shared dateline);
+- **relation**: ``a_in_b`` when A is contained in B (``share_a >= contained``), ``b_in_a`` the
+  reverse, ``mutual`` both, ``partial`` neither (some paragraphs shared).
+
+A containment pair is a relation, not an equivalence: clusters come from the greedy rule of
+:mod:`neardup.cluster`, which verifies every duplicate against its own representative.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+RELATIONS = ("mutual", "a_in_b", "b_in_a", "partial")
+MAX_LISTED = 50  # matched paragraph pairs listed per document pair in the evidence
+
+
+@dataclass
+class DocumentShares:
+    """Per candidate document pair (``a < b``): covered weights and shares both ways; the
+    matched paragraph rows sorted by pair (``rows[start[k]:start[k + 1]]`` are pair ``k``'s)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    covered_a: np.ndarray
+    covered_b: np.ndarray
+    share_a: np.ndarray
+    share_b: np.ndarray
+    para_a: np.ndarray  # per matched row, sorted by pair
+    para_b: np.ndarray
+    start: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    @property
+    def score(self) -> np.ndarray:
+        """The closeness the clustering rule uses: the larger share, as float32 everywhere."""
+        return np.maximum(self.share_a, self.share_b).astype(np.float32)
+
+    def duplicate(self, *, threshold: float, min_shared: float) -> np.ndarray:
+        shared = np.minimum(self.covered_a, self.covered_b)
+        return (self.score >= np.float32(threshold)) & (shared >= min_shared)
+
+    def relation(self, *, contained: float) -> np.ndarray:
+        """Codes into :data:`RELATIONS` per pair."""
+        ina, inb = self.share_a >= contained, self.share_b >= contained
+        return np.where(ina & inb, 0, np.where(ina, 1, np.where(inb, 2, 3))).astype(np.int8)
+
+    def evidence(self, keep: np.ndarray, *, contained: float) -> dict[tuple[int, int], Any]:
+        """``{(a, b): {share_a, share_b, covered_a, covered_b, containment, matched_paragraphs}}``
+        for the pairs ``keep`` selects."""
+        rel = self.relation(contained=contained)
+        out: dict[tuple[int, int], Any] = {}
+        for k in np.flatnonzero(keep).tolist():
+            lo, hi = int(self.start[k]), int(self.start[k + 1])
+            matched = sorted(
+                set(zip(self.para_a[lo:hi].tolist(), self.para_b[lo:hi].tolist(), strict=True))
+            )
+            out[(int(self.a[k]), int(self.b[k]))] = {
+                "share_a": round(float(self.share_a[k]), 4),
+                "share_b": round(float(self.share_b[k]), 4),
+                "covered_a": round(float(self.covered_a[k]), 1),
+                "covered_b": round(float(self.covered_b[k]), 1),
+                "containment": RELATIONS[rel[k]],
+                "matched_paragraphs": [list(m) for m in matched[:MAX_LISTED]],
+            }
+        return out
+
+
+def document_shares(
+    doc_a: np.ndarray,
+    doc_b: np.ndarray,
+    para_a: np.ndarray,
+    para_b: np.ndarray,
+    covered_a: np.ndarray,
+    covered_b: np.ndarray,
+    total_a: np.ndarray,
+    total_b: np.ndarray,
+) -> DocumentShares:
+    """Aggregate matched paragraph rows (one per paragraph pair, ``doc_a < doc_b``) into
+    document pairs. ``covered_*``: the weight each row covers on that side; ``total_*``: the
+    document's whole weight (the same on every row of a document)."""
+    doc_a = np.asarray(doc_a, np.int64)
+    doc_b = np.asarray(doc_b, np.int64)
+    if len(doc_a) and not (doc_a < doc_b).all():
+        raise ValueError("document_shares needs rows oriented doc_a < doc_b")
+    key = (doc_a << 32) | doc_b
+    order = np.lexsort((para_b, para_a, key))
+    key, doc_a, doc_b = key[order], doc_a[order], doc_b[order]
+    para_a, para_b = np.asarray(para_a)[order], np.asarray(para_b)[order]
+    covered_a, covered_b = np.asarray(covered_a)[order], np.asarray(covered_b)[order]
+    total_a, total_b = np.asarray(total_a)[order], np.asarray(total_b)[order]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
+    pair = np.cumsum(np.r_[False, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
+    n = len(first)
+    got_a = _distinct_best(pair, para_a, covered_a, n)
+    got_b = _distinct_best(pair, para_b, covered_b, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share_a = np.nan_to_num(got_a / total_a[first]).clip(0.0, 1.0)
+        share_b = np.nan_to_num(got_b / total_b[first]).clip(0.0, 1.0)
+    return DocumentShares(
+        doc_a[first],
+        doc_b[first],
+        got_a,
+        got_b,
+        share_a,
+        share_b,
+        para_a.astype(np.int64),
+        para_b.astype(np.int64),
+        np.r_[first, len(key)].astype(np.int64),
+    )
+
+
+def _distinct_best(pair: np.ndarray, para: np.ndarray, weight: np.ndarray, n: int) -> np.ndarray:
+    """Per pair: the sum over its distinct paragraphs of their largest covered weight."""
+    if not len(pair):
+        return np.zeros(n, np.float64)
+    order = np.lexsort((weight, para, pair))
+    p, q, w = pair[order], para[order], np.asarray(weight, np.float64)[order]
+    last = np.r_[(p[1:] != p[:-1]) | (q[1:] != q[:-1]), True]
+    return np.bincount(p[last], weights=w[last], minlength=n)
