@@ -169,6 +169,10 @@ PARA = [
 ]
 
 
+def ngrams(text: str, n: int) -> list[str]:
+    return [text[i : i + n] for i in range(len(text) - n + 1)]
+
+
 def test_paragraph_containment_and_evidence():
     a = "\n".join(PARA[:2])
     b = "\n".join(PARA)  # a's paragraphs all inside b
@@ -178,8 +182,9 @@ def test_paragraph_containment_and_evidence():
     assert list(zip(pairs.left.tolist(), pairs.right.tolist(), strict=True)) == [(0, 1)]
     ev = pairs.evidence[(0, 1)]
     assert ev["containment"] == "a_in_b" and ev["share_a"] == 1.0
-    chars = [len(c) for c in method.inner.compared(PARA)]  # a share is of characters
-    assert ev["share_b"] == pytest.approx(sum(chars[:2]) / sum(chars), abs=1e-3)
+    weight = method.paragraphs([b]).chars.tolist()  # distinctive characters: rare grams
+    assert weight == [len(set(g)) for g in (ngrams(c, 5) for c in method.inner.compared(PARA))]
+    assert ev["share_b"] == pytest.approx(sum(weight[:2]) / sum(weight), abs=1e-3)
     assert ev["matched_paragraphs"] == [[0, 0], [1, 1]]
     verdict = method.compare(a, b)
     assert verdict["duplicate"] and verdict["share_a"] == 1.0

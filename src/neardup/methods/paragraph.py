@@ -51,7 +51,7 @@ class ParagraphConfig:
     threshold: float = 0.5
     min_shared_chars: int = 50
     contained: float = 0.9
-    gram: int = 3
+    gram: int = 5
     sketch: int = 16
     common_min_df: int = 20
     common_share: float = 0.0001
