@@ -286,10 +286,8 @@ class ParagraphOnline:
             for j, f in enumerate(doc.state):
                 self.index.add((doc_id, j), f)
         else:
-            values, offsets = self.method.usable_sketch(doc.state)
-            for j in range(len(offsets) - 1):
-                for key in values[offsets[j] : offsets[j + 1]].tolist():
-                    self.postings.setdefault(key, {})[(doc_id, j)] = None
+            for j, key in self._keys(doc.state):
+                self.postings.setdefault(key, {})[(doc_id, j)] = None
         self.order.add(doc_id)
 
     def remove(self, doc_id: str) -> None:
@@ -298,15 +296,19 @@ class ParagraphOnline:
             for j in range(len(state)):
                 self.index.remove((doc_id, j))
         elif state is not None:
-            values, offsets = self.method.usable_sketch(state)
-            for j in range(len(offsets) - 1):
-                for key in values[offsets[j] : offsets[j + 1]].tolist():
-                    posting = self.postings.get(key)
-                    if posting is not None:
-                        posting.pop((doc_id, j), None)
-                        if not posting:
-                            del self.postings[key]
+            for j, key in self._keys(state):
+                posting = self.postings.get(key)
+                if posting is not None:
+                    posting.pop((doc_id, j), None)
+                    if not posting:
+                        del self.postings[key]
         self.order.remove(doc_id)
+
+    def _keys(self, paras: Any) -> list[tuple[int, int]]:
+        """(paragraph index, sketch key) of each usable paragraph's keys."""
+        values, offsets = self.method.usable_sketch(paras)
+        para = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        return list(zip(para.tolist(), values.tolist(), strict=True))
 
     def _candidates(self, doc: Doc, exclude: str | None) -> list[tuple[int, str, int]]:
         """(query paragraph, kept document, its paragraph) sharing a key, each once."""
@@ -316,11 +318,9 @@ class ParagraphOnline:
                 for (doc_id, j), _d in self.index.query(f):
                     found[(i, doc_id, j)] = None
         else:
-            values, offsets = self.method.usable_sketch(doc.state)
-            for i in range(len(offsets) - 1):
-                for key in values[offsets[i] : offsets[i + 1]].tolist():
-                    for doc_id, j in self.postings.get(key, {}):
-                        found[(i, doc_id, j)] = None
+            for i, key in self._keys(doc.state):
+                for doc_id, j in self.postings.get(key, {}):
+                    found[(i, doc_id, j)] = None
         return [c for c in found if c[1] != exclude]
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:

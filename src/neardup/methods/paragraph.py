@@ -202,14 +202,8 @@ class ParagraphMethod:
         ok[checked] = verdicts.copy
         ga = np.diff(a.prepared.grams[1])[ia[checked]]
         gb = np.diff(b.prepared.grams[1])[ib[checked]]
-        # containment is the share of the smaller side held, coverage that of the larger
-        # (sides of one size: the lower of the two on both, so the order does not matter)
-        low = np.minimum(verdicts.containment, verdicts.coverage)
-        frac_a[checked] = np.where(ga < gb, verdicts.containment, low)
-        frac_b[checked] = np.where(gb < ga, verdicts.containment, low)
-        frac_a[checked] = np.where(ga > gb, verdicts.coverage, frac_a[checked])
-        frac_b[checked] = np.where(gb > ga, verdicts.coverage, frac_b[checked])
-        frac_a, frac_b = np.clip(frac_a, 0.0, 1.0), np.clip(frac_b, 0.0, 1.0)
+        frac_a[checked] = _side_share(ga, gb, verdicts)
+        frac_b[checked] = _side_share(gb, ga, verdicts)
         return ok, a.chars[ia] * frac_a, b.chars[ib] * frac_b
 
     def _copy_shares(self, texts: Sequence[str], *, fit: bool) -> DocumentShares:
@@ -357,3 +351,14 @@ class ParagraphMethod:
             "min_shared_chars": cfg.min_shared_chars,
             "duplicate": bool(keep[0]) if len(keep) else False,
         }
+
+
+def _side_share(mine: np.ndarray, other: np.ndarray, verdicts: Any) -> np.ndarray:
+    """The share of one side a copy verdict holds: containment for the side with fewer rare
+    grams, coverage for the larger; sides of one size take the lower of the two, so the order
+    of a pair does not matter."""
+    low = np.minimum(verdicts.containment, verdicts.coverage)
+    share = np.where(
+        mine < other, verdicts.containment, np.where(mine > other, verdicts.coverage, low)
+    )
+    return np.clip(share, 0.0, 1.0)
