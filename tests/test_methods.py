@@ -496,3 +496,32 @@ def test_copy_rule_bag_bound_changes_no_verdict(texts):
     assert fast.copy.tolist() == full.copy.tolist()
     assert fast.copy.any() or not full.copy.any()
     assert np.array_equal(fast.similarity[fast.copy], full.similarity[full.copy])
+
+
+@given(st.lists(SHORT, min_size=1, max_size=9), st.lists(st.integers(1, 4), min_size=1))
+@settings(max_examples=60, deadline=None)
+def test_auto_prepared_split_and_merge_are_inverse(texts, cuts):
+    """One text at a time (the online side) gives the arrays of the whole batch, in any grouping."""
+    from dataclasses import astuple
+
+    from neardup.methods.auto import merge_prepared, split_prepared
+
+    method = create("auto")
+    whole = method.prepare(method.compared(texts))
+    parts, start = [], 0
+    for n in itertools.cycle(cuts):
+        if start >= len(texts):
+            break
+        parts.append(merge_prepared(split_prepared(whole)[start : start + n]))
+        start += n
+    for got, want in zip(astuple(merge_prepared(parts)), astuple(whole), strict=True):
+        if isinstance(want, tuple):
+            assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+        elif isinstance(want, np.ndarray):
+            assert np.array_equal(got, want)
+        else:
+            assert got == want
+    one_by_one = [method.prepare([t]) for t in method.compared(texts)]
+    assert [astuple(p)[0] for p in one_by_one] == [p.compared for p in split_prepared(whole)]
+    for a, b in zip(one_by_one, split_prepared(whole), strict=True):
+        assert np.array_equal(a.sketch[0], b.sketch[0]) and np.array_equal(a.tokens, b.tokens)

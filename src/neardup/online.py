@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,12 @@ class AddResult:
     matches: list[Match]  # the best ``max_matches``, best first
     inserted: bool
     status: str  # inserted | unchanged | duplicate_not_stored | replaced
+
+
+@dataclass(frozen=True)
+class _Item:
+    doc_id: str
+    text: str
 
 
 @dataclass
@@ -176,7 +183,8 @@ class Detector:
         if self.store.shared:
             self._seq = self.store.last_seq()
 
-    def _prepare(self, doc_id: str, text: str) -> _Prepared:
+    def _item(self, doc_id: str, text: str) -> _Item:
+        """A document the caller sent, checked before it is queued."""
         if not isinstance(text, str):
             raise InputError(f"the text of document {doc_id!r} is a {type(text).__name__}")
         for what, value in (("id", doc_id), ("text", text)):
@@ -185,14 +193,44 @@ class Detector:
                     f"the {what} of document {doc_id!r} is not valid Unicode (an unpaired "
                     "surrogate)"
                 )
-        return _Prepared(doc_id, feature_hash(text), len(text), self.index.prepare(text))
+        return _Item(doc_id, text)
+
+    def _prepare(self, items: Sequence[_Item]) -> list[_Prepared]:
+        """The method's view of each document, in one call for all of them."""
+        docs = self.index.prepare_many([it.text for it in items])
+        return [
+            _Prepared(it.doc_id, feature_hash(it.text), len(it.text), doc)
+            for it, doc in zip(items, docs, strict=True)
+        ]
+
+    def _prepare_group(self, group: list[Request]) -> list[list[_Prepared] | None]:
+        """Every request's documents prepared together; a request whose documents cannot be
+        prepared fails alone (its error set, None in its place)."""
+        items = [it for request in group for it in request.work[0]]
+        try:
+            flat = self._prepare(items)
+        except Exception:  # find the request at fault; the others go on
+            out: list[list[_Prepared] | None] = []
+            for request in group:
+                try:
+                    out.append(self._prepare(request.work[0]))
+                except Exception as exc:
+                    request.error = exc
+                    out.append(None)
+            return out
+        out, start = [], 0
+        for request in group:
+            n = len(request.work[0])
+            out.append(flat[start : start + n])
+            start += n
+        return out
 
     def _matches(self, p: _Prepared, *, exclude: str | None = None) -> list[Match]:
         return self.index.matches(p.doc, exclude=exclude)[: self.max_matches]
 
     # -- public API ---------------------------------------------------------------------------
     def check(self, text: str) -> CheckResult:
-        p = self._prepare("", text)
+        p = self._prepare([self._item("", text)])[0]
         with self._lock:
             self._catch_up()
             matches = self._matches(p)
@@ -210,9 +248,20 @@ class Detector:
     ) -> list[AddResult]:
         """Check and insert several documents in one store transaction (order matters: a later
         item is checked against the earlier ones). An id may appear once per call."""
-        prepared = [self._prepare(str(doc_id), text) for doc_id, text in items]
-        _refuse_repeated_ids(prepared)
-        return self._commits.submit((prepared, replace, checkpoint))
+        return self.add_many_future(items, replace=replace, checkpoint=checkpoint).result()
+
+    def add_many_future(
+        self,
+        items: Sequence[tuple[str, str]],
+        *,
+        replace: bool = False,
+        checkpoint: tuple[str, str] | None = None,
+    ) -> Future:
+        """:meth:`add_many` without waiting: a future of its results (``asyncio.wrap_future``
+        awaits it). Invalid documents raise here, before anything is queued."""
+        checked = [self._item(str(doc_id), text) for doc_id, text in items]
+        _refuse_repeated_ids(checked)
+        return self._commits.submit_future((checked, replace, checkpoint))
 
     def _write_group(self, group: list[Request]) -> None:
         """Requests of concurrent callers in one transaction, in arrival order (group commit).
@@ -221,13 +270,16 @@ class Detector:
         repaired from the store inside the open transaction, which already holds the earlier
         requests' rows. A storage failure fails the group: rolled back and repaired.
         """
+        prepared_group = self._prepare_group(group)  # before the store's lock: no one waits
         with self._lock:
             touched_all: set[str] = set()
             try:
                 with self.store.writing():
                     self._catch_up()
-                    for request in group:
-                        prepared, replace, checkpoint = request.work
+                    for request, prepared in zip(group, prepared_group, strict=True):
+                        if prepared is None:
+                            continue
+                        _items, replace, checkpoint = request.work
                         touched: set[str] = set()
                         try:
                             results, rows = self._decide(prepared, replace=replace, touched=touched)
@@ -307,7 +359,9 @@ class Detector:
             return removed
 
     def close(self) -> None:
-        """Close the store (and release an SQLite store's writer lock)."""
+        """Finish queued writes, then close the store (and release an SQLite store's writer
+        lock)."""
+        self._commits.close()
         self.store.close()
 
     def get(self, doc_id: str):
@@ -332,9 +386,9 @@ class Detector:
         }
 
 
-def _refuse_repeated_ids(prepared: list[_Prepared]) -> None:
+def _refuse_repeated_ids(items: list[_Item]) -> None:
     first: dict[str, int] = {}
-    for i, p in enumerate(prepared):
+    for i, p in enumerate(items):
         if p.doc_id in first:
             raise InputError(
                 f"document id {p.doc_id!r} appears twice in one batch (items {first[p.doc_id]} "

@@ -493,19 +493,32 @@ def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:
 
 def merge_prepared(parts: Sequence[Prepared]) -> Prepared:
     """One :class:`Prepared` from several (in order)."""
-    compared: list[str] = []
-    empty = (np.empty(0, np.uint64), np.zeros(1, np.int64))
-    grams = sketch = codes = sample = empty
-    bags = np.empty(0, np.uint64)
-    for p in parts:
-        compared += p.compared
-        grams = _concat_sets(grams, p.grams)
-        sketch = _concat_sets(sketch, p.sketch)
-        codes = _concat_sets(codes, p.codes)
-        sample = _concat_sets(sample, p.sample)
-        bags = np.concatenate([bags, p.bags])
-    tokens = np.concatenate([p.tokens for p in parts]) if parts else np.empty(0, np.int64)
-    return Prepared(compared, grams, sketch, tokens, codes, bags, sample)
+    compared = [c for p in parts for c in p.compared]
+    return Prepared(
+        compared,
+        _concat_sets([p.grams for p in parts]),
+        _concat_sets([p.sketch for p in parts]),
+        _concat([p.tokens for p in parts], np.int64),
+        _concat_sets([p.codes for p in parts]),
+        _concat([p.bags for p in parts], np.uint64),
+        _concat_sets([p.sample for p in parts]),
+    )
+
+
+def split_prepared(p: Prepared) -> list[Prepared]:
+    """One :class:`Prepared` per text (views of ``p``'s arrays, no copies)."""
+    return [
+        Prepared(
+            [p.compared[i]],
+            _one_set(p.grams, i),
+            _one_set(p.sketch, i),
+            p.tokens[i : i + 1],
+            _one_set(p.codes, i),
+            p.bags[p.codes[1][i] : p.codes[1][i + 1]],
+            _one_set(p.sample, i),
+        )
+        for i in range(len(p))
+    ]
 
 
 def _sketch(values: np.ndarray, offsets: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
@@ -529,9 +542,24 @@ def _sample(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.nda
     return values[keep], new
 
 
-def _concat_sets(
-    a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
-    values = np.concatenate([a[0], b[0]])
-    offsets = np.concatenate([a[1], b[1][1:] + a[1][-1]])
-    return values, offsets
+def _concat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.empty(0, dtype)
+
+
+def _concat_sets(sets: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Flat sets (values, offsets) one after another (a fixed number of array calls, however
+    many parts: the online index merges hundreds of one-text parts per query)."""
+    if not sets:
+        return np.empty(0, np.uint64), np.zeros(1, np.int64)
+    joined = np.concatenate([offsets for _, offsets in sets])
+    ends = np.cumsum([len(offsets) for _, offsets in sets])
+    sizes = np.delete(np.diff(joined), ends[:-1] - 1)  # drop the jumps back to 0 between parts
+    offsets = np.zeros(len(sizes) + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return np.concatenate([values for values, _ in sets]), offsets
+
+
+def _one_set(sets: tuple[np.ndarray, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray]:
+    values, offsets = sets
+    start, end = int(offsets[i]), int(offsets[i + 1])
+    return values[start:end], np.array([0, end - start], np.int64)

@@ -6,14 +6,16 @@ verification, so that inserting a corpus in input order through the online detec
 same documents as duplicates, of the same representatives, as ``neardup dedup --keep first``
 (the greedy rule of :mod:`neardup.cluster`: the best match, ties to the earliest).
 
-Interface: ``prepare(text) -> Doc`` (fingerprint for the store, the payload persisted beside it,
-and the state the method compares), ``add(doc_id, doc)``, ``restore(doc_id, fingerprint,
+Interface: ``prepare_many(texts) -> [Doc]`` (per text: the fingerprint for the store, the payload
+persisted beside it, and the state the method compares; one call for many texts, so a service
+prepares a whole group of requests at once), ``add(doc_id, doc)``, ``restore(doc_id, fingerprint,
 payload)`` (rebuild from the store), ``remove(doc_id)``, ``matches(doc, exclude) -> [Match]``
 (verified, best first).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -25,6 +27,7 @@ from ..index.permuted import PermutedIndex
 from ..normalize import normalize_many
 from ..simhash import Fingerprinter
 from ..verify import similarity_pairs
+from .auto import merge_prepared, split_prepared
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class Doc:
 
 
 class IncrementalIndex(Protocol):
-    def prepare(self, text: str) -> Doc: ...
+    def prepare_many(self, texts: Sequence[str]) -> list[Doc]: ...
     def add(self, doc_id: str, doc: Doc) -> None: ...
     def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None: ...
     def remove(self, doc_id: str) -> None: ...
@@ -87,10 +90,10 @@ class SimhashIndex:
         self.index = PermutedIndex(max_distance=cfg.max_distance, blocks=cfg.blocks)
         self.order = _Order()
 
-    def prepare(self, text: str) -> Doc:
-        norm = normalize_many([text], self.method.config.normalize)
-        fp = int(self.method.fingerprinter.fingerprint_many(norm, normalized=True)[0])
-        return Doc(fp, None, fp)
+    def prepare_many(self, texts: Sequence[str]) -> list[Doc]:
+        norm = normalize_many(list(texts), self.method.config.normalize)
+        fps = self.method.fingerprinter.fingerprint_many(norm, normalized=True).tolist()
+        return [Doc(fp, None, fp) for fp in fps]
 
     def add(self, doc_id: str, doc: Doc) -> None:
         self.restore(doc_id, doc.fingerprint, doc.payload)
@@ -130,8 +133,8 @@ class _TextIndex:
         same = self.identical.get(compared, {})
         return [Match(i, None, 1.0, "exact") for i in same if i != exclude]
 
-    def _fingerprint(self, text: str) -> int:
-        return int(self._fingerprinter.fingerprint_many([text])[0])
+    def _fingerprints(self, texts: Sequence[str]) -> list[int]:
+        return self._fingerprinter.fingerprint_many(list(texts)).tolist()
 
     def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
         self.add(doc_id, Doc(fingerprint, payload, (payload or {}).get("text", "")))
@@ -154,9 +157,12 @@ class NgramOnline(_TextIndex):
         super().__init__(method)
         self.keys = NgramIndex(key_length=method.config.key_length, max_posting=None)
 
-    def prepare(self, text: str) -> Doc:
-        compared = self.method.normalized([text])[0]
-        return Doc(self._fingerprint(text), {"text": compared}, compared)
+    def prepare_many(self, texts: Sequence[str]) -> list[Doc]:
+        compared = self.method.normalized(list(texts))
+        return [
+            Doc(fp, {"text": c}, c)
+            for fp, c in zip(self._fingerprints(texts), compared, strict=True)
+        ]
 
     def add(self, doc_id: str, doc: Doc) -> None:
         self._keep_text(doc_id, doc.state)
@@ -197,9 +203,13 @@ class AutoOnline(_TextIndex):
         self.postings: dict[int, dict[str, None]] = {}
         self.prepared: dict[str, Any] = {}
 
-    def prepare(self, text: str) -> Doc:
-        compared = self.method.compared([text])[0]
-        return Doc(self._fingerprint(text), {"text": compared}, self.method.prepare([compared]))
+    def prepare_many(self, texts: Sequence[str]) -> list[Doc]:
+        compared = self.method.compared(list(texts))
+        prepared = split_prepared(self.method.prepare(compared))
+        return [
+            Doc(fp, {"text": c}, p)
+            for fp, c, p in zip(self._fingerprints(texts), compared, prepared, strict=True)
+        ]
 
     def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
         compared = (payload or {}).get("text", "")
@@ -230,8 +240,6 @@ class AutoOnline(_TextIndex):
         ids = [i for i in found if i != exclude and i not in same]
         if not ids:
             return exact
-        from .auto import merge_prepared
-
         stored = merge_prepared([self.prepared[i] for i in ids])
         sim, ok = self.method.verify(
             doc.state, np.zeros(len(ids), np.int64), stored, np.arange(len(ids))
@@ -259,17 +267,16 @@ class ParagraphOnline:
         self.order = _Order()
         self._fingerprinter = Fingerprinter()
 
-    def _fingerprint(self, text: str) -> int:
-        return int(self._fingerprinter.fingerprint_many([text])[0])
+    def prepare_many(self, texts: Sequence[str]) -> list[Doc]:
+        fps = self._fingerprinter.fingerprint_many(list(texts)).tolist()
+        return [self._prepare(text, fp) for text, fp in zip(texts, fps, strict=True)]
 
-    def prepare(self, text: str) -> Doc:
+    def _prepare(self, text: str, fingerprint: int) -> Doc:
         if self.topic:
             prints = self.method.paragraph_prints([text]).fingerprints.tolist()
-            return Doc(
-                self._fingerprint(text), {"paragraphs": [f"{f:016x}" for f in prints]}, prints
-            )
+            return Doc(fingerprint, {"paragraphs": [f"{f:016x}" for f in prints]}, prints)
         paras = self.method.paragraphs([text])
-        return Doc(self._fingerprint(text), {"paragraphs": paras.prepared.compared}, paras)
+        return Doc(fingerprint, {"paragraphs": paras.prepared.compared}, paras)
 
     def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
         stored = (payload or {}).get("paragraphs", [])
@@ -377,8 +384,6 @@ class ParagraphOnline:
 
 def _merge_paragraphs(method: Any, parts: list[Any]) -> Any:
     """One batch of paragraphs from several documents' (their positions renumbered)."""
-    from .auto import merge_prepared
-
     prepared = merge_prepared([p.prepared for p in parts])
     counts = np.array([len(p) for p in parts], np.int64)
     return method.prepared_paragraphs(prepared, counts)

@@ -5,11 +5,13 @@ Write endpoints (POST/DELETE, except POST /v1/check) need the API key when one i
 limit, before the body is read. Every error is a JSON body ``{"error": ..., "detail": ...}``:
 4xx for the client's mistakes, 503 with ``Retry-After`` when the store is busy or unreachable,
 507 when it is full, 500 for a bug (logged with the request id). Error bodies never carry SQL or
-file paths; the log does. Storage work runs in a worker thread, never on the event loop.
+file paths; the log does. Storage work runs in the detector's committer thread or a worker thread, never on the event
+loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -153,7 +155,8 @@ def _request_id(request: Request) -> str:
 
 def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics) -> None:
     async def call(function, *args, **kwargs):
-        """Detector work (index + store) in a worker thread: the event loop never waits on it."""
+        """Detector work (index + store) in a worker thread: the event loop never waits on it.
+        Writes need none: they are queued to the detector's committer thread and awaited."""
         return await run_in_threadpool(function, *args, **kwargs)
 
     @app.get("/healthz")
@@ -167,7 +170,8 @@ def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics
     @app.post("/v1/documents", response_model=DocumentResult)
     async def add_document(doc: DocumentIn, replace: bool = Query(False)) -> dict[str, Any]:
         """Check a document and insert it (idempotent by id); answered after the commit."""
-        result = await call(detector.add, doc.id, doc.text, replace=replace)
+        future = detector.add_many_future([(doc.id, doc.text)], replace=replace)
+        [result] = await asyncio.wrap_future(future)
         metrics.duplicates.inc(int(result.inserted and result.duplicate))
         return _result(doc.id, result)
 
@@ -175,7 +179,7 @@ def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics
     async def add_batch(batch: BatchIn, replace: bool = Query(False)) -> dict[str, Any]:
         """Check and insert many documents in one transaction, in order (each id once)."""
         items = [(d.id, d.text) for d in batch.documents]
-        results = await call(detector.add_many, items, replace=replace)
+        results = await asyncio.wrap_future(detector.add_many_future(items, replace=replace))
         metrics.duplicates.inc(sum(r.inserted and r.duplicate for r in results))
         pairs = zip(batch.documents, results, strict=True)
         return {"results": [_result(d.id, r) for d, r in pairs]}
