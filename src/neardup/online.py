@@ -33,6 +33,17 @@ from .simhash import feature_hash
 from .store.base import StoredDocument
 
 DETECTOR_METHODS = online_methods()
+# a story and a near-copy of it (a homophone, a changed figure, a second paragraph): every
+# step of every method's verification runs on them
+_STORY = (
+    "今年第三季度，本市新建的公共图书馆共接待读者十二万人次，比去年同期增长百分之十五。"
+    "馆方表示，将在明年春天开放夜间阅览室，并增加儿童读物和外文书籍的采购。"
+)
+WARM_UP_TEXTS = (
+    f"{_STORY}\n\nThe library received 120,000 visitors this quarter, up 15 percent.",
+    f"{_STORY.replace('增加', '增家').replace('十五', '十六')}\n\n"
+    "The library received 120,000 visitors this quarter, up 16 percent.",
+)
 
 
 class DocumentConflictError(NeardupError):
@@ -357,6 +368,15 @@ class Detector:
                 raise
             self._forget(doc_id)
             return removed
+
+    def warm_up(self) -> None:
+        """Run the method's whole path once — prepare, index, candidates, verification — on a
+        throwaway index (loads compiled kernels and lazy imports, so the first requests do not
+        pay for them). The store and the detector's index are untouched."""
+        index = self.method.online_index()
+        first, second = index.prepare_many(list(WARM_UP_TEXTS))
+        index.add("warm-up", first)
+        index.matches(second)
 
     def close(self) -> None:
         """Finish queued writes, then close the store (and release an SQLite store's writer

@@ -65,6 +65,15 @@ def test_batch(client):
     results = r.json()["results"]
     assert [x["id"] for x in results] == ["d0", "d1", "d2", "d3"]
     assert not results[0]["duplicate"] and all(x["inserted"] for x in results)
+    assert results[1]["duplicate"] and results[1]["matches"][0]["id"] == "d0"
+    # the write routes answer without response validation: their bodies must still be the
+    # documented models, exactly (no field more, none missing)
+    from neardup.service.schemas import BatchOut, DocumentResult
+
+    assert BatchOut.model_validate(r.json()).model_dump() == r.json()
+    one = client.post("/v1/documents", json={"id": "e", "text": TEXT}).json()
+    assert DocumentResult.model_validate(one).model_dump() == one
+    assert r.headers["content-type"] == "application/json"
 
 
 @pytest.mark.parametrize(
