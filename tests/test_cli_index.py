@@ -91,3 +91,54 @@ def test_an_id_the_file_repeats_is_a_bad_record(tmp_path, capsys):
         assert main(["index", "query", str(probe), "--db", db, "--id-field", "id"]) == 0
         matches = json.loads(capsys.readouterr().out)["matches"]
         assert "a" in [m["id"] for m in matches if m["similarity"] == 1.0]  # record 1's text
+
+
+def test_query_without_ids_is_not_excluded_by_record_number(tmp_path, capsys):
+    """Without --id-field, records are named by number: record 1 of the query file is not the
+    stored document "1", and a copy of it must be reported."""
+    stored, query = tmp_path / "stored.jsonl", tmp_path / "query.jsonl"
+    write(stored, [TEXTS[1], TEXTS[2]])
+    write(query, [TEXTS[1] + "！", "没有任何关系的一句话，讲的是别的事情。"])
+    db = f"sqlite:///{tmp_path}/ix.db"
+    assert main(["index", "add", str(stored), "--db", db, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["index", "query", str(query), "--db", db]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rows[0]["id"] == "1" and [m["id"] for m in rows[0]["matches"]] == ["1"]
+    assert not rows[1]["duplicate"]
+    # with ids from the file, a stored document still does not match itself
+    assert main(["index", "add", str(stored), "--db", db + "2", "--id-field", "id", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["index", "query", str(stored), "--db", db + "2", "--id-field", "id"]) == 0
+    assert all(not json.loads(x)["matches"] for x in capsys.readouterr().out.splitlines())
+
+
+def test_read_only_commands_work_on_read_only_media(tmp_path, capsys):
+    """stats and query on a store whose file system is mounted read-only (root can write any
+    file, so only a read-only mount shows that nothing is opened for writing)."""
+    import subprocess
+
+    import pytest
+
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)]).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        path = tmp_path / "in.jsonl"
+        write(path, TEXTS[:6])
+        db = f"sqlite:///{mount}/ix.db"
+        assert main(["index", "add", str(path), "--db", db, "--id-field", "id", "--quiet"]) == 0
+        assert subprocess.run(["mount", "-o", "remount,ro", str(mount)]).returncode == 0
+        capsys.readouterr()
+        assert main(["index", "stats", "--db", db]) == 0
+        assert json.loads(capsys.readouterr().out)["documents"] == 6
+        query = tmp_path / "q.jsonl"
+        query.write_bytes(orjson.dumps({"id": "new", "text": TEXTS[1]}) + b"\n")
+        assert main(["index", "query", str(query), "--db", db, "--id-field", "id"]) == 0
+        row = json.loads(capsys.readouterr().out)
+        assert row["duplicate"] and row["matches"][0]["id"] == "doc1"
+        assert main(["index", "add", str(query), "--db", db, "--id-field", "id"]) == 2
+        assert "read-only" in capsys.readouterr().err.lower()
+    finally:
+        subprocess.run(["umount", str(mount)])

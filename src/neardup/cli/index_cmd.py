@@ -148,7 +148,10 @@ def run_query(args: argparse.Namespace) -> int:
             row = {"record": item.number, "id": item.id, "skipped": item.reason}
         else:
             result = detector.check(item.text)
-            matches = [m.__dict__ for m in result.matches if m.id != item.id]
+            # a stored document does not match itself: only when the record names its id
+            # (without --id-field, ids are record numbers and say nothing about the store)
+            own = item.id if args.id_field else None
+            matches = [m.__dict__ for m in result.matches if m.id != own]
             row = {
                 "record": item.number,
                 "id": item.id,
