@@ -7,7 +7,9 @@ then, each as a fresh `neardup` process:
 1. `neardup dedup NEW --against REFERENCE --id-field id -o OUT` (the batch path);
 2. `neardup index add REFERENCE --db sqlite:///... --tables OUT/common_grams.npz` and
    `neardup index query NEW` (the online path, with the table the batch run fitted, so both
-   decide with the same common grams).
+   decide with the same common grams);
+3. `neardup dedup NEW --against sqlite:///... --tables ...` (the batch command with that store as
+   the reference: what a team does when its cleaned corpus already lives in a store).
 Prints the time of each path (and docs/s over both halves), and how many removals agree:
 the same new documents removed, each with the same reference document as its match.
 """
@@ -68,21 +70,21 @@ def main() -> None:
     out = work / "out"
     batch = timed([*cli, "dedup", str(new), "--against", str(ref), "-o", str(out), *common])
     db = ["--db", f"sqlite:///{work / 'index.db'}"]
-    if args.method == "auto":
+    if args.method in ("auto", "paragraph"):
         db += ["--tables", str(out / "common_grams.npz")]
     add = timed([*cli, "index", "add", str(ref), *db, *common], stderr=subprocess.DEVNULL)
-    with open(work / "query.jsonl", "wb") as answers:
-        query = timed([*cli, "index", "query", str(new), *db, *common], stdout=answers)
+    with open(work / "query.jsonl", "wb") as printed:
+        query = timed([*cli, "index", "query", str(new), *db, *common], stdout=printed)
+    by_store = work / "by_store"
+    store_ref = [db[1], *db[2:], "-o", str(by_store)]
+    against_store = timed([*cli, "dedup", str(new), "--against", *store_ref, *common])
     online = {}
     for line in (work / "query.jsonl").read_bytes().splitlines():
         row = orjson.loads(line)
         if "skipped" not in row:
             online.setdefault(row["id"], row["matches"][0]["id"] if row["duplicate"] else None)
-    with open(out / "clusters.csv", newline="", encoding="utf-8") as f:
-        batch_answer = {
-            r["id"]: r["representative_id"] if r["representative_in"] == "reference" else None
-            for r in csv.DictReader(f)
-        }
+    batch_answer = answers(out)
+    store_answer = answers(by_store)
     removed_batch = {k for k, v in batch_answer.items() if v is not None}
     removed_online = {k for k, v in online.items() if v is not None}
     same_match = sum(batch_answer[k] == online.get(k) for k in removed_batch)
@@ -93,11 +95,28 @@ def main() -> None:
         f"docs/s; add {add:.1f} s, query {query:.1f} s)"
     )
     print(f"  speed-up of the batch path: {(add + query) / batch:.2f}x")
+    n_new = len(batch_answer)
+    print(
+        f"  dedup NEW --against STORE:     {against_store:7.1f} s  ({n_new / against_store:,.0f} "
+        f"new docs/s; the store built by the index add above)"
+    )
     print(
         f"  removed from NEW: batch {len(removed_batch):,}, online {len(removed_online):,}; "
         f"only batch {len(removed_batch - removed_online):,}, only online "
         f"{len(removed_online - removed_batch):,}; same reference match {same_match:,}"
     )
+    print(
+        f"  --against STORE gives the same answer as --against FILE: {store_answer == batch_answer}"
+    )
+
+
+def answers(out: Path) -> dict[str, str | None]:
+    """Each new document's reference match, None when it is kept."""
+    with open(out / "clusters.csv", newline="", encoding="utf-8") as f:
+        return {
+            r["id"]: r["representative_id"] if r["representative_in"] == "reference" else None
+            for r in csv.DictReader(f)
+        }
 
 
 if __name__ == "__main__":

@@ -108,3 +108,59 @@ def test_against_refuses_what_it_cannot_honour(tmp_path, capsys):
         assert "--against" in capsys.readouterr().err
     code = main(["dedup", str(src), "--against", str(tmp_path / "missing.jsonl"), "-o", "o"])
     assert code == 2 and "missing.jsonl" in capsys.readouterr().err
+
+
+def representatives(out):
+    with open(out / "clusters.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return {r["id"]: (r["representative_id"], r["representative_in"]) for r in rows}
+
+
+@pytest.mark.parametrize("method_name", online_methods())
+def test_against_a_store_equals_against_its_file_and_index_query(halves, tmp_path, method_name):
+    """`--against sqlite:///ref.db` (built by `index add` with the batch run's table) removes
+    the same documents, with the same reference matches, as `--against ref.jsonl`, and as
+    `index query` prints them; the store is opened read-only and not changed."""
+    reference, new = halves
+    base = ["--id-field", "id", "--method", method_name, "--quiet"]
+    by_file = tmp_path / "by_file"
+    assert main(["dedup", str(new), "--against", str(reference), "-o", str(by_file), *base]) == 0
+    tables = ["--tables", str(by_file / "common_grams.npz")]
+    tables = tables if method_name in ("auto", "paragraph") else []
+    db = f"sqlite:///{tmp_path}/ref.db"
+    assert main(["index", "add", str(reference), "--db", db, *base, *tables]) == 0
+    before = open_store(db, read_only=True)
+    stored = before.count()
+    before.close()
+    by_store = tmp_path / "by_store"
+    args = ["dedup", str(new), "--against", db, "-o", str(by_store), "--report", *base, *tables]
+    assert main(args) == 0
+    want, got = representatives(by_file), representatives(by_store)
+    assert got == want
+    assert sum(where == "reference" for _, where in got.values()) > 10
+    summary = json.loads((by_store / "summary.json").read_text())
+    assert summary["reference"]["documents"] == stored and summary["reference"]["matched"] > 0
+    c = summary["counts"]
+    assert c["records_read"] == c["kept"] + c["duplicates_removed"] + c["skipped"]
+    assert (by_store / "report.html").stat().st_size > 0
+    after = open_store(db, read_only=True)
+    assert after.count() == stored
+    after.close()
+
+
+def test_against_a_store_needs_its_settings(halves, tmp_path, capsys):
+    reference, new = halves
+    db = f"sqlite:///{tmp_path}/ref.db"
+    fitted = tmp_path / "fit"
+    paragraph = ["--method", "paragraph", "--quiet"]  # its table is not empty on 360 texts
+    assert main(["dedup", str(reference), "-o", str(fitted), *paragraph]) == 0
+    tables = str(fitted / "common_grams.npz")
+    assert main(["index", "add", str(reference), "--db", db, "--tables", tables, *paragraph]) == 0
+    capsys.readouterr()
+    assert main(["dedup", str(new), "--against", db, "-o", str(tmp_path / "o"), *paragraph]) == 2
+    err = capsys.readouterr().err
+    assert "options.common_grams" in err and "--tables" in err
+    missing = f"sqlite:///{tmp_path}/missing.db"
+    assert main(["dedup", str(new), "--against", missing, "-o", str(tmp_path / "o")]) == 2
+    assert "no store" in capsys.readouterr().err
+    assert not (tmp_path / "missing.db").exists()

@@ -15,15 +15,81 @@ Methods report identical texts as a star around the first (unit links, see
 :mod:`neardup.cluster`) with verified pairs only between the first members; a new document
 therefore takes the kept reference document it is identical to, else the best kept reference
 match of its unit's first member — what checking its own text against the detector finds.
+
+The reference may also be a **store** (:func:`match_store`): a corpus indexed by ``neardup index
+add`` or the service. Each new document is checked against the store's kept documents, as
+``index query`` does; the stored documents it matches become the reference positions.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .dedup import DedupResult, cluster_result, linked_result
 from .errors import ConfigError
-from .pairs import PairSet
+from .pairs import PairSet, method_code
+
+STORE_CHUNK = 10_000  # documents checked per call: bounds the memory of their preparation
+
+
+@dataclass(frozen=True)
+class StoreMatches:
+    """What a store holds of the documents some new text duplicates, and those pairs.
+
+    ``ids``, ``lengths``, ``texts`` (what the store keeps of a text: the method's compared form,
+    or "" when it keeps none) describe reference positions ``0 .. len(ids)-1``, in order of first
+    match; ``pairs`` link each matched new text ``i`` (position ``len(ids) + i``) to its best
+    match."""
+
+    ids: list[str]
+    lengths: np.ndarray
+    texts: list[str]
+    pairs: PairSet
+
+
+def match_store(detector: Any, texts: Sequence[str], *, chunk: int = STORE_CHUNK) -> StoreMatches:
+    """Each text checked against ``detector``'s store (never inserted; see the module text)."""
+    best = []
+    for start in range(0, len(texts), chunk):
+        best += [
+            r.matches[0] if r.matches else None
+            for r in detector.check_many(texts[start : start + chunk])
+        ]
+    position: dict[str, int] = {}
+    for m in best:
+        if m is not None:
+            position.setdefault(m.id, len(position))
+    stored = [detector.store.get(doc_id) for doc_id in position]
+    topic = getattr(detector.method.config, "evidence", None) == "topic"  # prints, not text
+    new = np.array([i for i, m in enumerate(best) if m is not None], np.int64)
+    found = [best[i] for i in new.tolist()]
+    pairs = PairSet(
+        np.array([position[m.id] for m in found], np.int64),
+        new + len(position),
+        np.array([-1 if m.distance is None else m.distance for m in found], np.int16),
+        np.array([np.nan if m.similarity is None else m.similarity for m in found], np.float32),
+        np.array([method_code(m.method) for m in found], np.uint8),
+    )
+    return StoreMatches(
+        list(position),
+        np.array([d.length for d in stored], np.int64),
+        [_stored_text(d.payload, topic=topic) for d in stored],
+        pairs,
+    )
+
+
+def _stored_text(payload: dict[str, Any] | None, *, topic: bool) -> str:
+    payload = payload or {}
+    if isinstance(payload.get("text"), str):
+        return payload["text"]
+    paragraphs = payload.get("paragraphs")
+    if not topic and paragraphs and all(isinstance(p, str) for p in paragraphs):
+        return "\n".join(paragraphs)
+    return ""
 
 
 def against_result(

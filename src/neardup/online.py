@@ -241,11 +241,16 @@ class Detector:
 
     # -- public API ---------------------------------------------------------------------------
     def check(self, text: str) -> CheckResult:
-        p = self._prepare([self._item("", text)])[0]
+        return self.check_many([text])[0]
+
+    def check_many(self, texts: Sequence[str]) -> list[CheckResult]:
+        """Each text's answer as :meth:`check` gives it (nothing is inserted, so the texts are
+        not compared with each other); prepared in one call."""
+        prepared = self._prepare([self._item("", text) for text in texts])
         with self._lock:
             self._catch_up()
-            matches = self._matches(p)
-        return CheckResult(bool(matches), matches)
+            found = [self._matches(p) for p in prepared]
+        return [CheckResult(bool(m), m) for m in found]
 
     def add(self, doc_id: str, text: str, *, replace: bool = False) -> AddResult:
         return self.add_many([(doc_id, text)], replace=replace)[0]

@@ -101,10 +101,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--against",
         metavar="REFERENCE",
-        help="remove from INPUT only what duplicates REFERENCE (a file, directory or pattern, "
-        "read with the same "
-        "--text-field/--id-field); REFERENCE is not changed and INPUT documents are not "
-        "compared with each other: the answer of `index add REFERENCE` + `index query INPUT`",
+        help="remove from INPUT only what duplicates REFERENCE: a file, directory or pattern "
+        "(read with the same --text-field/--id-field), or a store URL (sqlite:///file.db, "
+        "postgresql://...) built by `index add` or `serve`, opened read-only with the method "
+        "and options it was built with (give the same ones). REFERENCE is not changed and "
+        "INPUT documents are not compared with each other: the answer of "
+        "`index add REFERENCE` + `index query INPUT`",
+    )
+    p.add_argument(
+        "--tables",
+        metavar="common_grams.npz",
+        help="auto/paragraph: use this frozen common-gram table (one an earlier run wrote) "
+        "instead of fitting one on the input; with --against STORE, the table the store was "
+        "built with",
     )
     p.add_argument("--pairs", action="store_true", help="also write the verified pairs (pairs.csv)")
     p.add_argument(
@@ -120,7 +129,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
-    method = create(args.method, **method_options(args))
+    method = create(args.method, tables=load_tables(args.tables), **method_options(args))
     check_against(args)
     out = spool = None
     if STDIN in (*args.input, args.against):  # standard input is copied next to the outputs
@@ -129,7 +138,9 @@ def run(args: argparse.Namespace) -> int:
         spool.mkdir()
     try:
         inputs = open_inputs(args, args.input, spool)
-        reference = open_inputs(args, [args.against], spool) if args.against else None
+        reference: Inputs | str | None = args.against  # a store URL stays a string
+        if args.against and not is_store_url(args.against):
+            reference = open_inputs(args, [args.against], spool)
         out = out or prepare_output(args.output)  # after the inputs are found readable
         summary = dedup_run(args, method, inputs, reference, out, t_start)
     finally:
@@ -145,6 +156,19 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def load_tables(path: str | None):
+    """The frozen table of ``--tables`` (None: the method fits its own)."""
+    if not path:
+        return None
+    from ..methods.auto import CommonGrams
+
+    return CommonGrams.load(path)
+
+
+def is_store_url(spec: str | None) -> bool:
+    return spec is not None and "://" in spec
 
 
 def open_inputs(args: argparse.Namespace, specs: list[str], spool) -> Inputs:
@@ -174,22 +198,24 @@ def check_against(args: argparse.Namespace) -> None:
         raise ConfigError("standard input ('-') can be the input or the reference, not both")
 
 
-def dedup_run(args, method, inputs: Inputs, reference: Inputs | None, out, t_start) -> dict:
+def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out, t_start) -> dict:
     """Read, decide, write: the summary of the published run."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    batch = read_all(inputs, method, quiet=args.quiet)
-    ref = read_all(reference, method, quiet=args.quiet) if reference is not None else None
-    both = batch if ref is None else ref.joined(batch)
-    timings["read" if batch.fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
-
-    result = find_duplicates(args, method, both, timings)
+    ref = ref_summary = None
+    if isinstance(reference, str):  # a store: the detector decides, with the store's settings
+        method, both, result, ref_summary = against_store(args, method, inputs, reference, timings)
+        reference = None
+    else:
+        batch = read_all(inputs, method, quiet=args.quiet)
+        ref = read_all(reference, method, quiet=args.quiet) if reference is not None else None
+        both = batch if ref is None else ref.joined(batch)
+        timings["read" if batch.fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
+        result = find_duplicates(args, method, both, timings)
     t0 = time.perf_counter()
     report = run_report_data(method, result, both, inputs, reference)
     timings["report_sample"] = time.perf_counter() - t0
-    for part in (both, batch, ref):  # the texts are not needed any more
-        if part is not None:
-            part.texts = []
+    both.texts = []  # not needed any more
 
     run_id = uuid.uuid4().hex
     stage = out / (STAGE_PREFIX + run_id)
@@ -203,6 +229,8 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | None, out, t_sta
         summary = build_summary(args, method, inputs, both, result, kept, timings)
         if ref is not None:
             summary["reference"] = reference_summary(reference, ref)
+        if ref_summary is not None:
+            summary["reference"] = ref_summary
         if args.report:  # built from the summary as published, so `neardup report` agrees
             t0 = time.perf_counter()
             page = render_report({"run_id": run_id, **summary}, report)
@@ -213,6 +241,41 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | None, out, t_sta
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return summary
+
+
+def against_store(args, method, inputs: Inputs, url: str, timings) -> tuple:
+    """``--against STORE``: the input read with its texts, each checked against the store's
+    kept documents (:func:`neardup.against.match_store`); the matched stored documents are the
+    reference positions. Returns the detector's method (its settings are the store's), the
+    joined batch, the result and the reference's summary."""
+    from ..against import match_store
+    from ..online import Detector
+    from ..store import open_store
+    from ..store.url import redact
+
+    store = open_store(url, read_only=True)
+    try:
+        detector = Detector(
+            store=store,
+            method=method.name,
+            options=method_options(args),
+            tables=load_tables(args.tables),
+        )
+        t0 = time.perf_counter()
+        batch = read_all(inputs, method, quiet=args.quiet, keep_texts=True)
+        timings["read"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        found = match_store(detector, batch.texts)
+        timings["check_against_store"] = time.perf_counter() - t0
+        stored = len(detector)
+    finally:
+        store.close()
+    n_ref = len(found.ids)
+    ref = Batch(found.ids, [0] * n_ref, [-1] * n_ref, found.lengths, found.texts, [], None)
+    both = ref.joined(batch)
+    result = against_result(detector.method.name, found.pairs, len(both.ids), n_reference=n_ref)
+    summary = {"store": redact(url), "documents": stored, "matched": n_ref}
+    return detector.method, both, result, summary
 
 
 def find_duplicates(args, method, batch: Batch, timings) -> DedupResult:

@@ -64,9 +64,9 @@ class Batch:
         )
 
 
-def read_all(inputs: Inputs, method: Any, *, quiet: bool) -> Batch:
+def read_all(inputs: Inputs, method: Any, *, quiet: bool, keep_texts: bool = False) -> Batch:
     """Read every record of every input; for streaming methods, fingerprint in chunks and drop
-    the texts. An id used twice is an error naming both records (or, with ``--on-error skip``, a
+    the texts (unless ``keep_texts``). An id used twice is an error naming both records (or, with ``--on-error skip``, a
     counted skip of the second)."""
     ids: list[str] = []
     numbers: list[int] = []
@@ -75,7 +75,11 @@ def read_all(inputs: Inputs, method: Any, *, quiet: bool) -> Batch:
     texts: list[str] = []
     skipped: list[Item] = []
     seen: dict[str, tuple[int, int]] = {}
-    streaming = hasattr(method, "pairs_from_fingerprints") and method.config.verify is None
+    streaming = (
+        not keep_texts
+        and hasattr(method, "pairs_from_fingerprints")
+        and method.config.verify is None
+    )
     fp_parts: list[np.ndarray] = []
     chunk: list[str] = []
     bar = progress(quiet, "reading")

@@ -136,15 +136,35 @@ def compare_meta(stored: dict[str, str], version: str, params: dict[str, Any], u
     diffs = []
     if stored.get("version") != version:
         diffs.append(f"algorithm version: stored {stored.get('version')!r}, now {version!r}")
-    old = json.loads(stored.get("params", "{}"))
-    for key in sorted(set(old) | set(params)):
-        if old.get(key) != params.get(key):
-            diffs.append(f"{key}: stored {old.get(key)!r}, now {params.get(key)!r}")
+    old, new = _leaves(json.loads(stored.get("params", "{}"))), _leaves(params)
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            diffs.append(f"{key}: stored {old.get(key)!r}, now {new.get(key)!r}")
     if diffs:
+        hint = (
+            "; the common-gram table differs: pass the table the store was built with "
+            "(--tables OUTDIR/common_grams.npz)"
+            if any(
+                key.endswith("common_grams")
+                for key in set(old) | set(new)
+                if old.get(key) != new.get(key)
+            )
+            else ""
+        )
         raise IncompatibleIndexError(
             f"the store {url} was built with other settings ({'; '.join(diffs)}); use the same "
-            "settings or a new store"
+            f"settings or a new store{hint}"
         )
+
+
+def _leaves(params: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested settings as ``{"options.gram": 3, ...}``, so a difference names its own field."""
+    if not isinstance(params, dict):
+        return {prefix: params}
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        out.update(_leaves(value, f"{prefix}.{key}" if prefix else str(key)))
+    return out
 
 
 def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
