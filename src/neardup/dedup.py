@@ -25,6 +25,7 @@ from .cluster import (
 from .errors import ConfigError
 from .methods import DEFAULT_METHOD, Method, create
 from .pairs import METHODS, PairSet, method_code
+from .parallel import resolve_workers
 from .simhash import hamming_distances
 
 
@@ -104,8 +105,12 @@ def dedup_with(
     keep: str = "first",
     lengths: np.ndarray | None = None,
     clusters: str = "greedy",
+    workers: int | None = None,
 ) -> DedupResult:
-    """Run an already-built method over ``texts`` and cluster its pairs."""
+    """Run an already-built method over ``texts`` and cluster its pairs; ``workers`` threads
+    (default: every core) where the method runs in parallel — the result is the same."""
+    if hasattr(method, "workers"):
+        method.workers = resolve_workers(workers)  # type: ignore[attr-defined]
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     fingerprints = None
@@ -120,6 +125,8 @@ def dedup_with(
     else:
         pairs = method.find_pairs(texts)
     timings["find_pairs"] = time.perf_counter() - t0
+    for stage, seconds in (getattr(method, "timings", None) or {}).items():
+        timings[f"find_pairs.{stage}"] = seconds
     t0 = time.perf_counter()
     if lengths is None and keep == "longest":
         lengths = np.fromiter((len(t) for t in texts), np.int64, count=len(texts))
@@ -221,9 +228,16 @@ def dedup_texts(
     keep: str = "first",
     lengths: np.ndarray | None = None,
     clusters: str = "greedy",
+    workers: int | None = None,
     **method_options: Any,
 ) -> DedupResult:
-    """Deduplicate ``texts`` with the named method (options: the fields of its config)."""
+    """Deduplicate ``texts`` with the named method (options: the fields of its config) on
+    ``workers`` threads (default: every core; the result does not depend on it)."""
     return dedup_with(
-        create(method, **method_options), texts, keep=keep, lengths=lengths, clusters=clusters
+        create(method, **method_options),
+        texts,
+        keep=keep,
+        lengths=lengths,
+        clusters=clusters,
+        workers=workers,
     )

@@ -57,9 +57,11 @@ def dedup_frame(
     method: str = DEFAULT_METHOD,
     keep: str = "first",
     clusters: str = "greedy",
+    workers: int | None = None,
     **method_options: Any,
 ) -> Any:
     """``frame`` with :data:`ADDED_COLUMNS`; the same type as given (see the module docstring).
+    ``workers``: threads (default: every core; the result does not depend on it).
 
     ``text`` names the text column; ``id`` an id column for ``representative_id`` (default: the
     row number). A null text is an error naming its row: fill or drop it first.
@@ -73,7 +75,9 @@ def dedup_frame(
         raise ConfigError(
             f"the frame already has column(s) {', '.join(clash)}; rename or drop them first"
         )
-    result = dedup_texts(texts, method=method, keep=keep, clusters=clusters, **method_options)
+    result = dedup_texts(
+        texts, method=method, keep=keep, clusters=clusters, workers=workers, **method_options
+    )
     columns = cluster_columns(ids, result)
     added = {name: columns[name] for name in ADDED_COLUMNS}
     return _with_columns(frame, kind, table, added)

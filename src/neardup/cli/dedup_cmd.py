@@ -24,9 +24,10 @@ from ..inputs import STDIN, Inputs
 from ..io import FORMATS, ON_ERROR
 from ..kept import per_input_name, single_name, write_jsonl, write_single
 from ..methods import create
+from ..parallel import resolve_workers
 from ..report.page import render as render_report
 from ..report.sample import report_data, texts_from_records
-from .options import add_method_options, method_options
+from .options import add_method_options, add_workers_option, method_options
 from .outputs import (
     REPORT,
     REPORT_DATA,
@@ -123,6 +124,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "side (`neardup report OUTDIR` builds it later from report_data.json)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_workers_option(p)
     add_method_options(p)
     p.set_defaults(func=run)
 
@@ -261,6 +263,7 @@ def against_store(args, method, inputs: Inputs, url: str, timings) -> tuple:
             options=method_options(args),
             tables=load_tables(args.tables),
         )
+        detector.method.workers = resolve_workers(args.workers)  # preparing the input
         t0 = time.perf_counter()
         batch = read_all(inputs, method, quiet=args.quiet, keep_texts=True)
         timings["read"] = time.perf_counter() - t0
@@ -284,7 +287,14 @@ def find_duplicates(args, method, batch: Batch, timings) -> DedupResult:
     n = len(batch.ids)
     if batch.fps is None:
         keep, rule = ("first", "greedy") if args.against else (args.keep, args.clusters)
-        result = dedup_with(method, batch.texts, keep=keep, lengths=batch.lengths, clusters=rule)
+        result = dedup_with(
+            method,
+            batch.texts,
+            keep=keep,
+            lengths=batch.lengths,
+            clusters=rule,
+            workers=args.workers,
+        )
         timings.update(result.timings)
         pairs, fps = result.pairs, result.fingerprints
         if not args.against:

@@ -84,10 +84,15 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
 
         tables = CommonGrams.load(args.tables)
     options = detector_options(args)
-    return Detector(
+    detector = Detector(
         store=open_store_for(args, read_only=read_only),
         method=args.method,
         options=options,
         tables=tables,
         store_duplicates=args.store_duplicates,
     )
+    if hasattr(detector.method, "workers") and hasattr(args, "workers"):
+        from ..parallel import resolve_workers
+
+        detector.method.workers = resolve_workers(args.workers)  # preparing each batch
+    return detector

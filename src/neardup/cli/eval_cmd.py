@@ -12,7 +12,7 @@ from ..config import FINGERPRINT_VERSION
 from ..errors import ConfigError, InputError
 from ..io import ON_ERROR
 from ..methods import DEFAULT_METHOD
-from .options import METHOD_NAMES, method_options
+from .options import METHOD_NAMES, add_workers_option, method_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a method option, e.g. simhash.max_distance=4 (repeatable)",
     )
     p.add_argument("--quiet", action="store_true")
+    add_workers_option(p)
     p.set_defaults(func=run)
 
 
@@ -99,9 +100,11 @@ def run(args: argparse.Namespace) -> int:
         records = len(data.ids)
     load_seconds = time.perf_counter() - t0
     if kind == "pairs":
-        results = evaluate_pairs(data, names, sweep=args.sweep, options=options)
+        results = evaluate_pairs(
+            data, names, sweep=args.sweep, options=options, workers=args.workers
+        )
     else:
-        results = evaluate_clusters(data, names, options=options)
+        results = evaluate_clusters(data, names, options=options, workers=args.workers)
     report = {
         "neardup_version": __version__,
         "fingerprint_version": FINGERPRINT_VERSION,

@@ -12,7 +12,7 @@ import orjson
 from ..errors import InputError
 from ..io import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
 from .detector_options import DEFAULT_DB, add_detector_options, open_detector, open_store_for
-from .options import record_reader
+from .options import add_workers_option, record_reader
 from .reading import progress, warn_lost_tail
 
 
@@ -37,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         a.add_argument("--batch-size", type=int, default=1000, help="records per transaction")
         a.add_argument("--quiet", action="store_true")
         a.add_argument("--limit", type=int, help=argparse.SUPPRESS)  # stop early (tests)
+        add_workers_option(a)
         add_detector_options(a)
         a.set_defaults(func=run_add if name == "add" else run_query)
 

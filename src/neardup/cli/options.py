@@ -127,3 +127,13 @@ def record_reader(args: argparse.Namespace):
         fmt=args.format,
         on_error=args.on_error,
     )
+
+
+def add_workers_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="threads (default 0: every core); the results do not depend on it",
+    )

@@ -11,6 +11,7 @@ import numpy as np
 from ..dedup import dedup_with
 from ..methods import create
 from ..methods.base import is_close
+from ..parallel import resolve_workers
 from .datasets import ClusterData, PairData
 from .metrics import cluster_scores, pair_scores, threshold_sweep
 
@@ -38,13 +39,20 @@ def _length_class(t1: Sequence[str], t2: Sequence[str]) -> np.ndarray:
 
 
 def evaluate_pairs(
-    data: PairData, methods: Sequence[str], *, sweep: bool, options: dict[str, dict[str, Any]]
+    data: PairData,
+    methods: Sequence[str],
+    *,
+    sweep: bool,
+    options: dict[str, dict[str, Any]],
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """Per method: scores at the default threshold, the sweep, the measure by label."""
     results: dict[str, Any] = {}
     classes = _length_class(data.text1, data.text2)
     for name in methods:
         method = create(name, **options.get(name, {}))
+        if hasattr(method, "workers"):
+            method.workers = resolve_workers(workers)
         t0 = time.perf_counter()
         scores = np.asarray(method.score_pairs(data.text1, data.text2), np.float64)
         seconds = time.perf_counter() - t0
@@ -72,14 +80,18 @@ def evaluate_pairs(
 
 
 def evaluate_clusters(
-    data: ClusterData, methods: Sequence[str], *, options: dict[str, dict[str, Any]]
+    data: ClusterData,
+    methods: Sequence[str],
+    *,
+    options: dict[str, dict[str, Any]],
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """Per method: run the full dedup, score predicted clusters against the gold ones."""
     results: dict[str, Any] = {}
     for name in methods:
         method = create(name, **options.get(name, {}))
         t0 = time.perf_counter()
-        result = dedup_with(method, data.texts)
+        result = dedup_with(method, data.texts, workers=workers)
         seconds = time.perf_counter() - t0
         clusters = result.clusters
         scores = cluster_scores(data.clusters, clusters.cluster_id, clusters.representative)

@@ -27,6 +27,7 @@ rule joins a duplicate to the kept document with the highest one.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -48,11 +49,13 @@ from ..normalize import (
     normalize_many,
 )
 from ..pairs import PairSet
+from ..parallel import chunk_ranges, map_ranges
 from ..variants import fold_traditional
 from .base import exact_copy_pairs, identical_groups
 
 MATCH_KINDS = ("copy", "text")
-VERIFY_CHUNK = 1_000_000
+VERIFY_CHUNK = 250_000  # candidate pairs per verification chunk (memory; threads share chunks)
+DOCS_CHUNK = 2_048  # texts per chunk when preparing them (threads share chunks)
 SAMPLE_RATE = 8  # a consistent 1-in-8 sample of rare grams rules out most candidates early
 TABLE_VERSION = "neardup-common-grams-1"
 
@@ -196,6 +199,23 @@ class Prepared:
         return len(self.compared)
 
 
+@dataclass(frozen=True)
+class _Grams:
+    """A chunk of compared texts, encoded, with each text's distinct gram hashes."""
+
+    texts: list[str]
+    cps: np.ndarray
+    cp_offsets: np.ndarray
+    values: np.ndarray
+    offsets: np.ndarray
+
+    @classmethod
+    def of(cls, texts: list[str], gram: int) -> _Grams:
+        cps, cp_offsets = encode_texts(texts)
+        hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, gram)
+        return cls(texts, cps, cp_offsets, *_kernels.unique_per_doc(hashes, hoff))
+
+
 class AutoMethod:
     """Copies, short and long, with template-aware verification (see the module docstring)."""
 
@@ -209,7 +229,8 @@ class AutoMethod:
         self.tables = tables
         self.stats: dict[str, Any] = {}
         self.near_misses = NearMisses()  # the last batch's closest rejected candidates
-        self.workers = 1  # threads for token alignment (results do not depend on it)
+        self.workers = 1  # threads (results do not depend on it; see neardup.parallel)
+        self.timings: dict[str, float] = {}  # the last batch's stages, in seconds
 
     def online_index(self) -> Any:
         from .incremental import AutoOnline
@@ -238,7 +259,17 @@ class AutoMethod:
     def compared(self, texts: Sequence[str]) -> list[str]:
         """The texts as they are compared: normalised, markup stripped, variants folded,
         punctuation removed (compiled table lookups around one regular-expression pass over the
-        texts that can hold markup)."""
+        texts that can hold markup). Chunks of texts on ``workers`` threads."""
+        texts = list(texts)
+        parts = map_ranges(
+            lambda lo, hi: self._compared(texts[lo:hi]),
+            len(texts),
+            size=DOCS_CHUNK,
+            workers=self.workers,
+        )
+        return [t for part in parts for t in part]
+
+    def _compared(self, texts: Sequence[str]) -> list[str]:
         cfg = self.config
         base = replace(cfg.normalize, remove_punctuation=False)
         if base.cjk_only or not base.casefold:  # options outside the compiled path
@@ -272,21 +303,38 @@ class AutoMethod:
 
     def prepare(self, compared: Sequence[str], *, fit: bool = False) -> Prepared:
         """Rare grams and sketches of compared texts; ``fit`` fits the common-gram table first
-        (when none was given)."""
-        cps, cp_offsets = encode_texts(list(compared))
-        hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, self.config.gram)
-        values, offsets = _kernels.unique_per_doc(hashes, hoff)
+        (when none was given). Chunks of texts on ``workers`` threads (the kernels release the
+        interpreter lock); the result does not depend on their number."""
+        compared = list(compared)
+        chunks = map_ranges(
+            lambda lo, hi: _Grams.of(compared[lo:hi], self.config.gram),
+            len(compared),
+            size=DOCS_CHUNK,
+            workers=self.workers,
+        )
         if fit and self.given_tables is None:
-            self.tables = CommonGrams.fit(values, offsets, self.config)
+            self.tables = CommonGrams.fit(
+                *_concat_sets([(c.values, c.offsets) for c in chunks]), self.config
+            )
         table = self.tables if self.tables is not None else CommonGrams.empty()
+        parts = map_ranges(
+            lambda lo, hi: self._prepared(chunks[lo], table),
+            len(chunks),
+            size=1,
+            workers=self.workers,
+        )
+        return parts[0] if len(parts) == 1 else merge_prepared(parts)
+
+    def _prepared(self, grams: _Grams, table: CommonGrams) -> Prepared:
+        values, offsets = grams.values, grams.offsets
         if len(table.values):
             values, offsets = _kernels.drop_members(values, offsets, table.values)
-        codes = token_codes(compared, (cps, cp_offsets))
+        codes = token_codes(grams.texts, (grams.cps, grams.cp_offsets))
         return Prepared(
-            list(compared),
+            grams.texts,
             (values, offsets),
             _sketch(values, offsets, self.config.sketch),
-            _kernels.token_counts(cps, cp_offsets),
+            _kernels.token_counts(grams.cps, grams.cp_offsets),
             codes,
             _kernels.sort_per_doc(*codes),
             _sample(values, offsets),
@@ -304,7 +352,14 @@ class AutoMethod:
         return sim, ok
 
     def judge(
-        self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray, *, prune: bool = True
+        self,
+        a: Prepared,
+        ia: np.ndarray,
+        b: Prepared,
+        ib: np.ndarray,
+        *,
+        prune: bool = True,
+        workers: int | None = None,
     ) -> tuple[Verdicts, np.ndarray, np.ndarray]:
         """Verdicts on the pairs whose shape can pass, the positions of those pairs, and which
         of them the short-text rule judged.
@@ -360,7 +415,7 @@ class AutoMethod:
             token_rule=strict[checked],
             gram_containment=contain[checked],
             gram_coverage=cover[checked],
-            workers=self.workers,
+            workers=self.workers if workers is None else workers,
             prune=prune,
             codes=both.codes,
             bags=both.bags,
@@ -410,23 +465,36 @@ class AutoMethod:
 
     # -- batch ----------------------------------------------------------------------------
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
+        clock = _Clock()
         compared = self.compared(texts)
+        clock.lap("compare")
         first, group, copies = identical_groups(compared)
         reps = np.sort(first)
         prepared = self.prepare([compared[i] for i in reps.tolist()], fit=True)
+        clock.lap("sketch")
         left, right, cstats = candidates_from_keys(*prepared.sketch)
+        clock.lap("candidates")
         sim = np.zeros(len(left), np.float32)
         ok = np.zeros(len(left), np.bool_)
         misses = NearMisses()
-        for lo in range(0, len(left), VERIFY_CHUNK):  # bounded memory for many candidates
-            part_l, part_r = left[lo : lo + VERIFY_CHUNK], right[lo : lo + VERIFY_CHUNK]
-            verdicts, checked, short = self.judge(prepared, part_l, prepared, part_r)
+        inner = 1 if self.workers > 1 else None  # the chunks share the cores
+
+        def verify(lo: int, hi: int) -> tuple[Verdicts, np.ndarray, np.ndarray]:
+            return self.judge(prepared, left[lo:hi], prepared, right[lo:hi], workers=inner)
+
+        # bounded memory for many candidates; chunks on ``workers`` threads, merged in order
+        chunks = chunk_ranges(len(left), VERIFY_CHUNK)
+        found = map_ranges(verify, len(left), size=VERIFY_CHUNK, workers=self.workers)
+        for (lo, hi), (verdicts, checked, short) in zip(chunks, found, strict=True):
             sim[lo + checked] = verdicts.similarity
             ok[lo + checked] = verdicts.copy
+            part_l, part_r = left[lo:hi], right[lo:hi]
             self._offer_near_misses(
                 misses, reps[part_l[checked]], reps[part_r[checked]], verdicts, short
             )
+        clock.lap("verify")
         self.near_misses = misses
+        self.timings = clock.laps
         self.stats = {
             "documents": len(compared),
             "exact_copies": len(copies),
@@ -563,3 +631,16 @@ def _one_set(sets: tuple[np.ndarray, np.ndarray], i: int) -> tuple[np.ndarray, n
     values, offsets = sets
     start, end = int(offsets[i]), int(offsets[i + 1])
     return values[start:end], np.array([0, end - start], np.int64)
+
+
+class _Clock:
+    """Seconds per named stage, measured one after another."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = now - self._last
+        self._last = now

@@ -1,0 +1,52 @@
+"""Work split over threads, for every core.
+
+The compiled kernels release the interpreter lock (``nogil``), so threads run them on every
+core without copying the data to other processes. Work is cut into chunks fixed by the data —
+never by the number of workers — and the results are joined in chunk order, so the output is
+identical for every worker count.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from .errors import ConfigError
+
+T = TypeVar("T")
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def resolve_workers(workers: int | None) -> int:
+    """The number of threads for ``workers``: ``None`` or 0 means every available core."""
+    if workers is None or workers == 0:
+        return available_cores()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise ConfigError(
+            f"workers={workers!r}: give a number of threads (1 for one core), or 0 for every core"
+        )
+    return workers
+
+
+def chunk_ranges(n: int, size: int) -> list[tuple[int, int]]:
+    """``[(0, size), (size, 2 size), ...]`` covering ``range(n)``."""
+    return [(lo, min(lo + size, n)) for lo in range(0, n, size)]
+
+
+def map_ranges(function: Callable[[int, int], T], n: int, *, size: int, workers: int) -> list[T]:
+    """``function(lo, hi)`` over the chunks of ``range(n)``, on up to ``workers`` threads;
+    the results in chunk order."""
+    ranges = chunk_ranges(n, size)
+    if workers <= 1 or len(ranges) <= 1:
+        return [function(lo, hi) for lo, hi in ranges]
+    with ThreadPoolExecutor(min(workers, len(ranges)), thread_name_prefix="neardup") as pool:
+        return list(pool.map(lambda r: function(*r), ranges))

@@ -1,0 +1,70 @@
+"""--workers / workers=: the same output for every number of threads."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from neardup.cli import main
+from neardup.errors import ConfigError
+from neardup.methods import auto, create
+from neardup.parallel import chunk_ranges, map_ranges, resolve_workers
+from test_replay import SAMPLE, corpus
+
+
+def run_auto(texts, workers):
+    method = create("auto")
+    method.workers = workers
+    pairs = method.find_pairs(texts)
+    return method, pairs
+
+
+def test_auto_finds_the_same_pairs_on_any_number_of_threads(monkeypatch):
+    """The oracle is one thread over one chunk; small chunks on 1 and 3 threads must give the
+    same pairs, similarities, common-gram table, statistics and near misses."""
+    texts = corpus()
+    monkeypatch.setattr(auto, "DOCS_CHUNK", 10**9)
+    monkeypatch.setattr(auto, "VERIFY_CHUNK", 10**9)
+    want_method, want = run_auto(texts, 1)
+    monkeypatch.setattr(auto, "DOCS_CHUNK", 97)  # many chunks, uneven sizes
+    monkeypatch.setattr(auto, "VERIFY_CHUNK", 300)
+    assert want_method.stats["candidates"] > 5 * 300
+    for workers in (1, 3):
+        method, got = run_auto(texts, workers)
+        for field in ("left", "right", "distance", "similarity", "method"):
+            assert np.array_equal(getattr(got, field), getattr(want, field), equal_nan=True)
+        assert np.array_equal(method.tables.values, want_method.tables.values)
+        assert method.stats == want_method.stats
+        assert method.near_misses.to_list() == want_method.near_misses.to_list()
+        assert set(method.timings) == {"compare", "sketch", "candidates", "verify"}
+
+
+def test_dedup_workers_write_identical_outputs(tmp_path):
+    outs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}"
+        assert main(["dedup", str(SAMPLE), "-o", str(out), "--workers", workers, "--quiet"]) == 0
+        outs.append(out)
+    for name in ("clusters.csv", "kept.jsonl"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes()
+    summary = json.loads((outs[1] / "summary.json").read_text())
+    assert {"find_pairs.sketch", "find_pairs.verify"} <= set(summary["seconds"])
+
+
+def test_workers_are_checked(tmp_path, capsys):
+    assert resolve_workers(None) >= 1 and resolve_workers(0) == resolve_workers(None)
+    assert resolve_workers(3) == 3
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ConfigError, match="number of threads"):
+            resolve_workers(bad)
+    code = main(["dedup", str(SAMPLE), "-o", str(tmp_path / "o"), "--workers", "-2"])
+    assert code == 2 and "workers=-2" in capsys.readouterr().err
+
+
+def test_map_ranges_keeps_chunk_order():
+    assert chunk_ranges(5, 2) == [(0, 2), (2, 4), (4, 5)]
+    assert chunk_ranges(0, 2) == []
+    got = map_ranges(lambda lo, hi: list(range(lo, hi)), 1001, size=7, workers=4)
+    assert [x for part in got for x in part] == list(range(1001))
