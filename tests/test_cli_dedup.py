@@ -339,3 +339,39 @@ def test_clusters_do_not_chain_unless_asked(tmp_path):
         assert main([*args, "--clusters", rule, "--quiet"]) == 0
         summary = json.loads((out / "summary.json").read_text())
         assert summary["counts"]["duplicates_removed"] == removed
+
+
+def test_paragraph_pairs_report_partial_duplicates_without_removing_them(tmp_path):
+    """A digest holding one paragraph of each of two stories shares text with both: pairs.csv
+    lists those relations (duplicate=false, relation partial), and nothing is removed for them;
+    a story contained whole in a longer one is a duplicate (duplicate=true)."""
+    from test_methods import PARA
+
+    other = [
+        "体育新闻：足球联赛今晚继续进行，主队在主场迎战客队，比赛吸引了大量球迷到场观看助威。",
+        "赛后主教练表示，球队在防守端还有提升空间，下一轮将客场挑战积分榜领头的强队。",
+        "据悉，本赛季联赛观众人数创下新高，俱乐部的门票收入与转播收入都有明显增长。",
+    ]
+    texts = [
+        "\n".join(PARA),  # 0
+        "\n".join(other),  # 1
+        # 2: a digest of 0, 1 and a third story
+        "\n".join(
+            [PARA[0], other[0], "气象台预计，明后两天北方地区将迎来大风降温天气，请注意防寒保暖。"]
+        ),
+        "\n".join(PARA[:2]),  # 3: contained in 0
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(orjson.dumps({"text": t}) + b"\n" for t in texts))
+    out = tmp_path / "out"
+    args = ["dedup", str(path), "-o", str(out), "--method", "paragraph", "--pairs", "--quiet"]
+    assert main([*args, "--option", "min_shared_chars=20"]) == 0
+    with open(out / "pairs.csv", encoding="utf-8") as f:
+        pairs = {(p["id_a"], p["id_b"]): p for p in csv.DictReader(f)}
+    assert pairs[("1", "4")]["duplicate"] == "true"
+    assert json.loads(pairs[("1", "4")]["evidence"])["containment"] == "b_in_a"
+    for key in (("1", "3"), ("2", "3")):
+        assert pairs[key]["duplicate"] == "false"
+        assert json.loads(pairs[key]["evidence"])["containment"] == "partial"
+    removed = {r["id"] for r in read_clusters(out) if r["representative_id"] != r["id"]}
+    assert removed == {"4"}

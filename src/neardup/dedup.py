@@ -41,6 +41,9 @@ class DedupResult:
     method_to_representative: np.ndarray  # uint8 code into neardup.pairs.METHODS
     timings: dict[str, float] = field(default_factory=dict)
     fingerprints: np.ndarray | None = None
+    # verified pairs that are not duplicates (the paragraph method's partial duplicates):
+    # reported with --pairs, never part of the clusters
+    related: PairSet | None = None
 
     def method_names(self) -> list[str]:
         return [METHODS[c] for c in self.method_to_representative.tolist()]
@@ -141,6 +144,7 @@ def dedup_with(
     )
     timings["cluster"] = time.perf_counter() - t0
     result.timings = timings
+    result.related = getattr(method, "related_pairs", None)
     return result
 
 

@@ -150,27 +150,33 @@ def write_skipped(path: Path, skipped: list[Skipped], inputs: list[str] | None =
 
 
 def write_pairs(path: Path, ids: list[str], result: DedupResult) -> None:
-    """Every verified pair with its method, distance, similarity and evidence."""
-    p = result.pairs.sorted()
+    """Every verified pair with its method, distance, similarity and evidence; ``duplicate``
+    says whether it counts as one (the clusters come from those) or is only related (the
+    paragraph method's partial duplicates: shared text, too small a share to remove)."""
+    parts = [(result.pairs.sorted(), "true")]
+    if result.related is not None and len(result.related):
+        parts.append((result.related.sorted(), "false"))
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["id_a", "id_b", "method", "distance", "similarity", "evidence"])
-        for a, b, m, d, s in zip(
-            p.left.tolist(),
-            p.right.tolist(),
-            p.method.tolist(),
-            p.distance.tolist(),
-            p.similarity.tolist(),
-            strict=True,
-        ):
-            ev = p.evidence.get((a, b))
-            w.writerow(
-                [
-                    ids[a],
-                    ids[b],
-                    METHODS[m],
-                    "" if d < 0 else d,
-                    "" if s != s else round(s, 6),
-                    json.dumps(ev, ensure_ascii=False) if ev else "",
-                ]
-            )
+        w.writerow(["id_a", "id_b", "method", "distance", "similarity", "evidence", "duplicate"])
+        for p, duplicate in parts:
+            for a, b, m, d, s in zip(
+                p.left.tolist(),
+                p.right.tolist(),
+                p.method.tolist(),
+                p.distance.tolist(),
+                p.similarity.tolist(),
+                strict=True,
+            ):
+                ev = p.evidence.get((a, b))
+                w.writerow(
+                    [
+                        ids[a],
+                        ids[b],
+                        METHODS[m],
+                        "" if d < 0 else d,
+                        "" if s != s else round(s, 6),
+                        json.dumps(ev, ensure_ascii=False) if ev else "",
+                        duplicate,
+                    ]
+                )

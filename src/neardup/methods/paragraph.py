@@ -19,7 +19,9 @@ The decision is :mod:`neardup.containment`'s, on every surface: the covered shar
 document (``share_a``, ``share_b``); a duplicate when the larger reaches ``threshold`` and (for
 ``copy``) both sides share at least ``min_shared_chars`` characters; the relation ``a_in_b``,
 ``b_in_a``, ``mutual`` (share ≥ ``contained``) or ``partial``, with the matched paragraph
-indices, in the pair's evidence.
+indices, in the pair's evidence. Pairs that share at least ``min_shared_chars`` characters but
+too small a share to be duplicates are *partial duplicates*: reported (``related_pairs``,
+``neardup dedup --pairs``), never removed.
 """
 
 from __future__ import annotations
@@ -307,7 +309,21 @@ class ParagraphMethod:
             threshold=cfg.threshold,
             route="paragraph share",
         )
-        self.stats.update(candidate_document_pairs=len(shares), verified_pairs=int(keep.sum()))
+        # partial duplicates: enough distinctive text shared, too small a share to remove
+        shared = np.minimum(shares.covered_a, shares.covered_b)
+        partial = ~keep & (shared >= self.min_shared)
+        self.related_pairs = PairSet.build(
+            shares.a[partial],
+            shares.b[partial],
+            method="paragraph",
+            similarity=score[partial],
+            evidence=shares.evidence(partial, contained=cfg.contained),
+        )
+        self.stats.update(
+            candidate_document_pairs=len(shares),
+            verified_pairs=int(keep.sum()),
+            partial_pairs=int(partial.sum()),
+        )
         return PairSet.build(
             shares.a[keep],
             shares.b[keep],
@@ -338,6 +354,7 @@ class ParagraphMethod:
         shares, keep = self._pair(a, b)
         found = shares.evidence(np.ones(len(shares), bool), contained=cfg.contained)
         ev = found.get((0, 1), {})
+        duplicate = bool(keep[0]) if len(keep) else False
         return {
             "method": self.name,
             "evidence": cfg.evidence,
@@ -349,7 +366,10 @@ class ParagraphMethod:
             "matched_paragraphs": ev.get("matched_paragraphs", []),
             "threshold": cfg.threshold,
             "min_shared_chars": cfg.min_shared_chars,
-            "duplicate": bool(keep[0]) if len(keep) else False,
+            "duplicate": duplicate,
+            # shared text enough to report, too small a share to remove (see find_pairs)
+            "partial_duplicate": not duplicate
+            and min(ev.get("covered_a", 0.0), ev.get("covered_b", 0.0)) >= self.min_shared,
         }
 
 
