@@ -22,7 +22,7 @@ import zstandard
 
 import neardup
 from neardup.cli import dedup_cmd, main, outputs
-from neardup.io import Skipped
+from neardup.readers import Skipped
 
 
 def text(i):

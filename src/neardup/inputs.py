@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, InputError
-from .io import Record, RecordReader, Skipped, split_suffix
+from .readers import Record, RecordReader, Skipped, split_suffix
 
 STDIN = "-"
 STDIN_LABEL = "<stdin>"

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from .io import RecordReader, open_binary, split_suffix
+from .readers import RecordReader, open_binary, split_suffix
 
 _EXT = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "text": ".txt"}
 _COMPRESSIONS = ("", ".gz", ".zst")

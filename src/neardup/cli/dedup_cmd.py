@@ -21,10 +21,10 @@ from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..dedup import DedupResult, cluster_result, dedup_with
 from ..errors import ConfigError
 from ..inputs import STDIN, Inputs
-from ..io import FORMATS, ON_ERROR
 from ..kept import per_input_name, single_name, write_jsonl, write_single
 from ..methods import create
 from ..parallel import resolve_workers
+from ..readers import FORMATS, ON_ERROR
 from ..report.page import render as render_report
 from ..report.sample import report_data, texts_from_records
 from .options import add_method_options, add_workers_option, method_options

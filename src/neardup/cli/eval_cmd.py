@@ -10,8 +10,8 @@ from pathlib import Path
 from .. import __version__
 from ..config import FINGERPRINT_VERSION
 from ..errors import ConfigError, InputError
-from ..io import ON_ERROR
 from ..methods import DEFAULT_METHOD
+from ..readers import ON_ERROR
 from .options import METHOD_NAMES, add_workers_option, method_options
 
 

@@ -118,7 +118,7 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def record_reader(args: argparse.Namespace):
     """The input reader the --format/--text-field/--id-field/--on-error options describe."""
-    from ..io import RecordReader
+    from ..readers import RecordReader
 
     return RecordReader(
         args.input,

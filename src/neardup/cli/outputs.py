@@ -21,9 +21,9 @@ import orjson
 
 from ..dedup import DedupResult
 from ..errors import InputError
-from ..io import Skipped, escape_undecodable
 from ..kept import KEPT_DIR, KEPT_NAMES
 from ..pairs import METHODS
+from ..readers import Skipped, escape_undecodable
 
 TABLES_FILE = "common_grams.npz"
 SUMMARY = "summary.json"

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..inputs import Inputs, Item
-from ..io import LOST_TAIL, RecordReader, Skipped
+from ..readers import LOST_TAIL, RecordReader, Skipped
 
 CHUNK = 100_000  # documents fingerprinted at once by a streaming method
 

@@ -7,8 +7,8 @@ import sys
 
 from ..cluster import KEEP_RULES
 from ..errors import ConfigError, NeardupError
-from ..io import ON_ERROR
 from ..methods import SPARK_DEFAULT_METHOD
+from ..readers import ON_ERROR
 from .options import add_method_options, method_options
 
 

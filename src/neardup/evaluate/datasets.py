@@ -1,6 +1,6 @@
 """Labelled data for evaluation: pairs ``(text1, text2, label)`` or a clustered corpus.
 
-Formats: JSON Lines (also ``.gz``/``.zst``), CSV or TSV (the readers of :mod:`neardup.io`).
+Formats: JSON Lines (also ``.gz``/``.zst``), CSV or TSV (the readers of :mod:`neardup.readers`).
 
 - **pairs**: fields ``text1``, ``text2`` and a 0/1 label (``label`` unless told otherwise);
 - **clusters**: fields ``id``, ``text`` and ``cluster`` (documents with equal ``cluster`` are
@@ -26,7 +26,7 @@ import numpy as np
 import orjson
 
 from ..errors import ConfigError, InputError
-from ..io import ON_ERROR, check_input, open_binary, parse_json_line, split_suffix
+from ..readers import ON_ERROR, check_input, open_binary, parse_json_line, split_suffix
 
 KINDS = ("pairs", "clusters")
 

@@ -5,7 +5,7 @@ Stages (each a Spark job; the driver holds only counts and the layout):
 1. read and check every record (:mod:`neardup.spark.read`), number the documents in input
    order (the positions of the local run);
 2. normalise and fingerprint inside ``mapPartitions`` with the method's own core functions;
-3. candidate pairs by permuted-table keys and their verification (:mod:`neardup.spark.pairs`);
+3. candidate pairs by permuted-table keys and their verification (:mod:`neardup.spark.simhash`);
 4. connected components by large-star / small-star (:mod:`neardup.spark.components`), then
    each component resolved by the core's clustering rule on one executor
    (:mod:`neardup.spark.resolve`);
@@ -31,17 +31,17 @@ from ..cluster import KEEP_RULES
 from ..config import FINGERPRINT_VERSION
 from ..errors import ConfigError, InputError
 from ..index.layout import choose_blocks, make_layout
-from ..io import ON_ERROR
 from ..methods import SPARK_DEFAULT_METHOD, SPARK_METHODS, create
 from ..normalize import normalize_many
 from ..pairs import method_code
+from ..readers import ON_ERROR
 from .batches import Batch, concat, count_rows, route, size
 from .components import connected_components
 from .ngram import candidate_edges, exact_groups, text_hashes
-from .pairs import identical_groups, near_pairs, verified
 from .paragraph import paragraph_edges, prints_batch
 from .read import DOC, SKIP, checked_records, spark_format
 from .resolve import resolve
+from .simhash import identical_groups, near_pairs, verified
 
 CHUNK = 20_000
 
@@ -153,7 +153,68 @@ def spark_dedup(
     """Deduplicate ``input_path`` on ``spark``; write the outputs; return the summary."""
     from pyspark import StorageLevel
 
+    from .write import assemble, input_exists, write_outputs
+
     options = dict(options or {})
+    config = _checked_config(method, options, keep=keep, on_error=on_error)
+    fmt = spark_format(input_path, fmt)
+    if not input_exists(spark, input_path):
+        raise InputError("no such file or directory", source=input_path)
+    sc = spark.sparkContext
+    parts = partitions or max(2 * sc.defaultParallelism, 2)
+    disk = StorageLevel.MEMORY_AND_DISK
+    spark.conf.set("spark.sql.shuffle.partitions", str(parts))
+    clock = _Clock(quiet)
+
+    # 1. read, check, number
+    rows, docs, records_read, reasons = _read(
+        spark, input_path, fmt=fmt, text_field=text_field, id_field=id_field,
+        on_error=on_error, parts=parts, disk=disk,
+    )  # fmt: skip
+    clock.lap("read", f"{records_read} records")
+
+    # 2. normalise and fingerprint
+    keep_text = method == "ngram" or bool(getattr(config, "verify", None))
+    prepared = (
+        docs.zipWithIndex()
+        .mapPartitions(partial(_prepare, name=method, options=options, keep_text=keep_text))
+        .persist(disk)
+    )
+    n = count_rows(prepared)
+    clock.lap("fingerprint" if method == "simhash" else "normalise", f"{n} documents")
+
+    # 3. candidate pairs and verification
+    texts = prepared.map(lambda b: {"pos": b["pos"], "norm": b["norm"]}) if keep_text else None
+    stage = {"simhash": _simhash_edges, "ngram": _ngram_edges, "paragraph": _paragraph_edges}
+    edges, engine = stage[method](prepared, texts, config, parts, disk)
+    edges = edges.persist(disk)
+    n_pairs = count_rows(edges)
+    clock.lap("find_pairs", f"{n_pairs} pairs")
+
+    # 4. connected components, each resolved by the core clustering rule
+    roots, resolved = _clusters(prepared, edges, method=method, keep=keep, parts=parts, disk=disk)
+    clock.lap("cluster", f"{count_rows(resolved)} documents in components")
+
+    # 5. assemble and write
+    table = assemble(spark, prepared, resolved)
+    written = write_outputs(
+        spark, table, rows, input_path=input_path, output_path=output_path, fmt=fmt
+    )
+    clock.lap("write")
+    summary = _summary(
+        input_path=input_path, fmt=fmt, method=method, config=config, keep=keep,
+        engine={"spark": spark.version, "master": sc.master, "partitions": parts, **engine},
+        records_read=records_read, documents=n, reasons=reasons, pairs=n_pairs,
+        written=written, seconds=clock.seconds,
+    )  # fmt: skip
+    _write_summary(spark, output_path, summary)
+    for cached in (rows, prepared, edges, roots, resolved):
+        cached.unpersist()
+    return summary
+
+
+def _checked_config(method: str, options: dict[str, Any], *, keep: str, on_error: str) -> Any:
+    """The method's config, after refusing what the job cannot run (with the fix)."""
     if method not in SPARK_METHODS:
         raise ConfigError(
             f"spark-dedup runs the methods {', '.join(SPARK_METHODS)}, not {method!r}; "
@@ -163,8 +224,7 @@ def spark_dedup(
         raise ConfigError(f"keep={keep!r} is not supported; choose one of {', '.join(KEEP_RULES)}")
     if on_error not in ON_ERROR:
         raise ConfigError(f"on_error={on_error!r} is not supported; choose 'fail' or 'skip'")
-    built = create(method, **options)  # validates the options on the driver
-    config = built.config
+    config = create(method, **options).config  # validates the options on the driver
     if getattr(config, "evidence", None) == "copy":
         raise ConfigError(
             "paragraph evidence='copy' (the default) is not distributed yet; run it with "
@@ -176,18 +236,23 @@ def spark_dedup(
             "idf='corpus' is fitted on the whole input and is not supported by spark-dedup; "
             "use idf='default' or the path of a 'word idf' file fitted beforehand"
         )
-    fmt = spark_format(input_path, fmt)
-    from .write import input_exists
+    return config
 
-    if not input_exists(spark, input_path):
-        raise InputError("no such file or directory", source=input_path)
-    sc = spark.sparkContext
-    parts = partitions or max(2 * sc.defaultParallelism, 2)
-    disk = StorageLevel.MEMORY_AND_DISK
-    spark.conf.set("spark.sql.shuffle.partitions", str(parts))
-    clock = _Clock(quiet)
 
-    # 1. read, check, number --------------------------------------------------------------
+def _read(
+    spark: Any,
+    input_path: str,
+    *,
+    fmt: str,
+    text_field: str,
+    id_field: str | None,
+    on_error: str,
+    parts: int,
+    disk: Any,
+) -> tuple[Any, Any, int, dict[str, int]]:
+    """Every record checked and numbered (an id used twice: the first keeps it); the rows
+    (documents and skips), the documents ``(number, id, text)`` in input order, the records
+    read and the skips by reason. With ``on_error='fail'`` a bad record is an error naming it."""
     checked = checked_records(spark, input_path, fmt=fmt, text_field=text_field, id_field=id_field)
     if id_field is not None:
         docs_by_id = (
@@ -212,55 +277,37 @@ def spark_dedup(
     docs = rows.filter(lambda r: r[1] == DOC).map(lambda r: (r[0], r[2], r[3]))
     if id_field is not None:
         docs = docs.sortBy(lambda r: r[0], numPartitions=parts)
-    clock.lap("read", f"{records_read} records")
+    return rows, docs, records_read, reasons
 
-    # 2. normalise and fingerprint ------------------------------------------------------
-    verify = getattr(config, "verify", None)
-    keep_text = method == "ngram" or bool(verify)
-    prepared = (
-        docs.zipWithIndex()
-        .mapPartitions(partial(_prepare, name=method, options=options, keep_text=keep_text))
-        .persist(disk)
-    )
-    n = count_rows(prepared)
-    clock.lap("fingerprint" if method == "simhash" else "normalise", f"{n} documents")
 
-    # 3. candidate pairs and verification --------------------------------------------------
-    texts = prepared.map(lambda b: {"pos": b["pos"], "norm": b["norm"]}) if keep_text else None
-    stage = {"simhash": _simhash_edges, "ngram": _ngram_edges, "paragraph": _paragraph_edges}[
-        method
-    ]
-    edges, engine = stage(prepared, texts, config, parts, disk)
-    edges = edges.persist(disk)
-    n_pairs = count_rows(edges)
-    clock.lap("find_pairs", f"{n_pairs} pairs")
-
-    # 4. connected components -------------------------------------------------------------
+def _clusters(prepared: Any, edges: Any, *, method: str, keep: str, parts: int, disk: Any):
+    """Connected components of the verified edges, then each component's representatives by
+    the core rule (:mod:`.resolve`); the roots and the resolved rows, cached."""
     roots = connected_components(
         edges.map(lambda b: {"a": b["a"], "b": b["b"]}), partitions=parts, storage=disk
     )
     roots = route(roots, key="child", partitions=parts).mapPartitions(_one_root).persist(disk)
-    resolved = resolve(prepared, roots, edges, method=method, keep=keep, partitions=parts).persist(
-        disk
-    )
-    n_members = count_rows(resolved)
-    clock.lap("cluster", f"{n_members} documents in components")
+    resolved = resolve(prepared, roots, edges, method=method, keep=keep, partitions=parts)
+    return roots, resolved.persist(disk)
 
-    # 5. assemble and write ---------------------------------------------------------------
-    from .write import assemble, write_outputs
 
-    table = assemble(spark, prepared, resolved)
-    written = write_outputs(
-        spark,
-        table,
-        rows,
-        input_path=input_path,
-        output_path=output_path,
-        fmt=fmt,
-    )
-    clock.lap("write")
-    n_clusters = written["clusters"]
-    summary = {
+def _summary(
+    *,
+    input_path: str,
+    fmt: str,
+    method: str,
+    config: Any,
+    keep: str,
+    engine: dict[str, Any],
+    records_read: int,
+    documents: int,
+    reasons: dict[str, int],
+    pairs: int,
+    written: dict[str, int],
+    seconds: dict[str, float],
+) -> dict[str, Any]:
+    """The job's summary.json: the local summary's counts, plus the Spark engine."""
+    return {
         "neardup_version": __version__,
         "fingerprint_version": FINGERPRINT_VERSION,
         "input": input_path,
@@ -269,26 +316,29 @@ def spark_dedup(
         "parameters": config.to_dict() if hasattr(config, "to_dict") else _asdict(config),
         "keep": keep,
         "clusters": "greedy",
-        "engine": {"spark": spark.version, "master": sc.master, "partitions": parts, **engine},
+        "engine": engine,
         "counts": {
             "records_read": records_read,
-            "documents": n,
-            "skipped": records_read - n,
+            "documents": documents,
+            "skipped": records_read - documents,
             "skipped_by_reason": reasons,
-            "clusters": n_clusters,
+            "clusters": written["clusters"],
             "duplicate_clusters": written["duplicate_clusters"],
-            "duplicates_removed": n - n_clusters,
+            "duplicates_removed": documents - written["clusters"],
             "kept": written["kept"],
-            "pairs": n_pairs,
+            "pairs": pairs,
         },
         "accounting": "records_read = kept + duplicates_removed + skipped",
         "outputs": {
             "kept": "kept/",
             "clusters": "clusters/",
-            "skipped": "skipped/" if records_read > n else None,
+            "skipped": "skipped/" if records_read > documents else None,
         },
-        "seconds": clock.seconds,
+        "seconds": seconds,
     }
+
+
+def _write_summary(spark: Any, output_path: str, summary: dict[str, Any]) -> None:
     import json
 
     from .write import write_text
@@ -298,9 +348,6 @@ def spark_dedup(
         output_path.rstrip("/") + "/summary.json",
         json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
     )
-    for cached in (rows, prepared, edges, roots, resolved):
-        cached.unpersist()
-    return summary
 
 
 def _one_root(batches: Iterator[Batch]) -> Iterator[Batch]:

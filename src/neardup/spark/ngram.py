@@ -8,7 +8,7 @@ The same pairs as :meth:`neardup.methods.ngram.NgramMethod.find_pairs`:
    partition; keys held by more than ``max_posting`` texts are pruned (and counted) exactly as
    locally, since the pruning depends only on the key's posting count; the others give every
    pair of their texts as candidates, deduplicated within the partition and then globally;
-3. candidates are verified on the executors (:func:`neardup.spark.pairs.verified`).
+3. candidates are verified on the executors (:func:`neardup.spark.simhash.verified`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ JSON Lines (plain or Hadoop-compressed, e.g. ``.gz``/``.bz2``) are read as raw b
 ``textFile`` so that invalid UTF-8 is reported exactly as locally; a record's number is its
 line number (blank lines are counted and ignored, as locally). Parquet rows are numbered in
 ``(file, row index)`` order. Every record comes out either as a document or as a skip with its
-reason, through :func:`neardup.io.check_row`, the function the local reader uses.
+reason, through :func:`neardup.readers.check_row`, the function the local reader uses.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ConfigError
-from ..io import Record, Skipped, check_row, parse_json_line
+from ..readers import Record, Skipped, check_row, parse_json_line
 
 SPARK_FORMATS = ("jsonl", "parquet")
 
