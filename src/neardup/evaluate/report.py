@@ -124,6 +124,16 @@ figure{margin:1em 0}svg{max-width:100%;height:auto}
 """
 
 
+PAIR_COLUMNS = (
+    "method", "measure", "threshold", "precision", "recall", "F1", "accuracy", "best F1",
+    "at threshold", "pairs/s",
+)  # fmt: skip
+CLUSTER_COLUMNS = (
+    "method", "precision", "recall", "F1", "ARI", "removed correctly", "clusters",
+    "gold clusters", "docs/s",
+)  # fmt: skip
+
+
 def render_html(report: dict[str, Any]) -> str:
     """The report page: tables, plots, parameters; no external resources."""
     require("matplotlib", extra="eval", purpose="the plots of neardup eval")
@@ -138,89 +148,12 @@ def render_html(report: dict[str, Any]) -> str:
         f"skipped: {sum(report['skipped'].values())} · neardup {report['neardup_version']} · "
         f"sha256 {report['sha256'][:16]}…</p>"
     )
-    if report["kind"] == "pairs":
-        rows = []
-        for name, e in results.items():
-            d = e["at_default_threshold"]
-            best = e.get("best_f1", {})
-            rows.append(
-                [
-                    name,
-                    e["measure"],
-                    e["threshold"],
-                    d["precision"],
-                    d["recall"],
-                    d["f1"],
-                    d["accuracy"],
-                    best.get("f1", "—"),
-                    best.get("threshold", "—"),
-                    e["pairs_per_second"],
-                ]
-            )
-        parts.append("<h2>Methods side by side</h2>")
-        parts.append(
-            _table(
-                [
-                    "method",
-                    "measure",
-                    "threshold",
-                    "precision",
-                    "recall",
-                    "F1",
-                    "accuracy",
-                    "best F1",
-                    "at threshold",
-                    "pairs/s",
-                ],
-                rows,
-            )
-        )
-        for name, e in results.items():
-            parts.append(f"<h2>{html.escape(name)}</h2>")
-            if "sweep" in e:
-                parts.append(f"<figure class='plot'>{_curves(name, e)}</figure>")
-            parts.append(f"<figure class='plot'>{_distribution(name, e)}</figure>")
-    else:
-        rows = [
-            [
-                n,
-                e["scores"]["precision"],
-                e["scores"]["recall"],
-                e["scores"]["f1"],
-                e["scores"]["adjusted_rand_index"],
-                e["scores"]["removed_correctly_share"],
-                e["predicted_clusters"],
-                e["gold_clusters"],
-                e["documents_per_second"],
-            ]
-            for n, e in results.items()
-        ]
-        parts.append("<h2>Methods side by side</h2>")
-        parts.append(
-            _table(
-                [
-                    "method",
-                    "precision",
-                    "recall",
-                    "F1",
-                    "ARI",
-                    "removed correctly",
-                    "clusters",
-                    "gold clusters",
-                    "docs/s",
-                ],
-                rows,
-            )
-        )
-        parts.append(f"<figure class='plot'>{_cluster_bars(results)}</figure>")
+    parts += _pair_sections(results) if report["kind"] == "pairs" else _cluster_sections(results)
+    parameters = {n: e["parameters"] for n, e in results.items()}
     parts.append("<h2>Conventions</h2><p>" + html.escape(report["conventions"]) + "</p>")
     parts.append(
         "<h2>Parameters</h2><pre>"
-        + html.escape(
-            json.dumps(
-                {n: e["parameters"] for n, e in results.items()}, indent=2, ensure_ascii=False
-            )
-        )
+        + html.escape(json.dumps(parameters, indent=2, ensure_ascii=False))
         + "</pre>"
     )
     parts.append("<p id='status' class='meta'></p>")
@@ -235,6 +168,40 @@ def render_html(report: dict[str, Any]) -> str:
         + script
         + "</body></html>"
     )
+
+
+def _pair_sections(results: dict[str, Any]) -> list[str]:
+    """Labelled pairs: the methods side by side, then each method's curves and distribution."""
+    rows = []
+    for name, e in results.items():
+        d, best = e["at_default_threshold"], e.get("best_f1", {})
+        rows.append(
+            [name, e["measure"], e["threshold"], d["precision"], d["recall"], d["f1"],
+             d["accuracy"], best.get("f1", "—"), best.get("threshold", "—"),
+             e["pairs_per_second"]]
+        )  # fmt: skip
+    parts = ["<h2>Methods side by side</h2>", _table(list(PAIR_COLUMNS), rows)]
+    for name, e in results.items():
+        parts.append(f"<h2>{html.escape(name)}</h2>")
+        if "sweep" in e:
+            parts.append(f"<figure class='plot'>{_curves(name, e)}</figure>")
+        parts.append(f"<figure class='plot'>{_distribution(name, e)}</figure>")
+    return parts
+
+
+def _cluster_sections(results: dict[str, Any]) -> list[str]:
+    """A clustered corpus: the methods side by side and their cluster scores as bars."""
+    rows = [
+        [n, e["scores"]["precision"], e["scores"]["recall"], e["scores"]["f1"],
+         e["scores"]["adjusted_rand_index"], e["scores"]["removed_correctly_share"],
+         e["predicted_clusters"], e["gold_clusters"], e["documents_per_second"]]
+        for n, e in results.items()
+    ]  # fmt: skip
+    return [
+        "<h2>Methods side by side</h2>",
+        _table(list(CLUSTER_COLUMNS), rows),
+        f"<figure class='plot'>{_cluster_bars(results)}</figure>",
+    ]
 
 
 def write_report(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
