@@ -74,3 +74,18 @@ def test_tables_file_round_trip_and_bad_files(tmp_path, capsys):
         code = main(["index", "add", str(src), "--db", "memory://", "--tables", str(path)])
         assert code == 2
         assert str(path) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method_name", online_methods())
+def test_restart_restores_the_same_index(tmp_path, method_name):
+    """The index rebuilt from the store (in batches) answers every check as the live one did."""
+    texts = corpus()[:600]
+    url = f"sqlite:///{tmp_path}/r.db"
+    det = Detector(store=open_store(url), method=method_name, max_matches=5)
+    det.add_many([(f"d{i}", t) for i, t in enumerate(texts)])
+    live = [[(m.id, m.similarity, m.distance) for m in det.check(t).matches] for t in texts]
+    det.close()
+    again = Detector(store=open_store(url, read_only=True), method=method_name, max_matches=5)
+    restored = [[(m.id, m.similarity, m.distance) for m in again.check(t).matches] for t in texts]
+    assert sum(bool(x) for x in live) > 100
+    assert restored == live

@@ -33,6 +33,7 @@ from .simhash import feature_hash
 from .store.base import StoredDocument
 
 DETECTOR_METHODS = online_methods()
+RESTORE_CHUNK = 50_000  # stored documents put back into the index per call (bounded memory)
 # a story and a near-copy of it (a homophone, a changed figure, a second paragraph): every
 # step of every method's verification runs on them
 _STORY = (
@@ -128,6 +129,7 @@ class Detector:
 
     def _load(self) -> None:
         snap = self.store.snapshot()
+        kept: list[tuple[str, int, Any]] = []
         for doc_id, fp, th, payload, dup in zip(
             snap.ids,
             snap.fingerprints.tolist(),
@@ -137,9 +139,12 @@ class Detector:
             strict=True,
         ):
             if dup is None:
-                self.index.restore(doc_id, int(fp), payload)
+                kept.append((doc_id, int(fp), payload))
                 self._indexed.add(doc_id)
             self._hashes[doc_id] = int(th)
+        for start in range(0, len(kept), RESTORE_CHUNK):  # in store order, a batch per call
+            ids, fps, payloads = zip(*kept[start : start + RESTORE_CHUNK], strict=True)
+            self.index.restore_many(ids, fps, payloads)
         self._seq = snap.last_seq
 
     def _reload(self) -> None:

@@ -49,8 +49,19 @@ class IncrementalIndex(Protocol):
     def prepare_many(self, texts: Sequence[str]) -> list[Doc]: ...
     def add(self, doc_id: str, doc: Doc) -> None: ...
     def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None: ...
+    def restore_many(
+        self, doc_ids: Sequence[str], fingerprints: Sequence[int], payloads: Sequence[Any]
+    ) -> None: ...
     def remove(self, doc_id: str) -> None: ...
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]: ...
+
+
+def restore_each(
+    index: Any, doc_ids: Sequence[str], fingerprints: Sequence[int], payloads: Sequence[Any]
+) -> None:
+    """``restore`` per document (indexes with nothing to gain from a batch)."""
+    for doc_id, fp, payload in zip(doc_ids, fingerprints, payloads, strict=True):
+        index.restore(doc_id, fp, payload)
 
 
 @dataclass
@@ -102,6 +113,8 @@ class SimhashIndex:
         self.index.add(doc_id, fingerprint)
         self.order.add(doc_id)
 
+    restore_many = restore_each
+
     def remove(self, doc_id: str) -> None:
         self.index.remove(doc_id)
         self.order.remove(doc_id)
@@ -138,6 +151,8 @@ class _TextIndex:
 
     def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
         self.add(doc_id, Doc(fingerprint, payload, (payload or {}).get("text", "")))
+
+    restore_many = restore_each
 
     def remove(self, doc_id: str) -> None:
         compared = self.texts.pop(doc_id, None)
@@ -212,8 +227,18 @@ class AutoOnline(_TextIndex):
         ]
 
     def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
-        compared = (payload or {}).get("text", "")
-        self.add(doc_id, Doc(fingerprint, payload, self.method.prepare([compared])))
+        self.restore_many([doc_id], [fingerprint], [payload])
+
+    def restore_many(
+        self, doc_ids: Sequence[str], fingerprints: Sequence[int], payloads: Sequence[Any]
+    ) -> None:
+        """Stored documents back into the index, their compared texts prepared in one call."""
+        compared = [(payload or {}).get("text", "") for payload in payloads]
+        prepared = split_prepared(self.method.prepare(compared))
+        for doc_id, fp, payload, state in zip(
+            doc_ids, fingerprints, payloads, prepared, strict=True
+        ):
+            self.add(doc_id, Doc(fp, payload, state))
 
     def add(self, doc_id: str, doc: Doc) -> None:
         self._keep_text(doc_id, doc.state.compared[0])
@@ -286,6 +311,8 @@ class ParagraphOnline:
         prepared = self.method.inner.prepare(stored)
         paras = self.method.prepared_paragraphs(prepared, np.array([len(stored)], np.int64))
         self.add(doc_id, Doc(fingerprint, payload, paras))
+
+    restore_many = restore_each
 
     def add(self, doc_id: str, doc: Doc) -> None:
         self.docs[doc_id] = doc.state
