@@ -526,3 +526,50 @@ def test_auto_prepared_split_and_merge_are_inverse(texts, cuts):
     assert [astuple(p)[0] for p in one_by_one] == [p.compared for p in split_prepared(whole)]
     for a, b in zip(one_by_one, split_prepared(whole), strict=True):
         assert np.array_equal(a.sketch[0], b.sketch[0]) and np.array_equal(a.tokens, b.tokens)
+
+
+def test_copy_rule_verdict_does_not_depend_on_pair_order():
+    """Batch judges the earlier text first, the online detector the new one: the verdict must
+    be the same either way (found on weibo_ced_zh, where the two alignments of this pair broke
+    a tie differently and only one direction called it a copy)."""
+    from neardup.copyrule import judge_pairs
+
+    a = (
+        "[双休日原来是这么来的] 1994年前后，中美入世谈判最艰难的时刻，美方突然向中方提出：在全世界"
+        "都实行双休日的今天，中国必须尊重人权，也给中国人双休日，并把这一项作为入世条件之一。于是，"
+        "1995年5月1日起，我国开始实行双休日工作制。"
+    )
+    b = (
+        "【中国双休日的来历】 1994年前后，中美入世谈判最艰难的时刻，美方突然向中方提出：在全世界都"
+        "实行双休日的今天，中国必须尊重**，也给中国人双休日，并把这一项作为入世条件之一。1995年5月"
+        "1日后起我国开始实行双休日工作制。❤喜欢请关注"
+    )
+    method = create("auto")
+    assert method.compare(a, b)["duplicate"] == method.compare(b, a)["duplicate"]
+    from test_replay import corpus
+
+    texts = method.compared(corpus())
+    rng = random.Random(5)
+    left, right = [], []
+    for _ in range(3000):  # random pairs and pairs of a text with a near copy of itself
+        i, j = rng.sample(range(len(texts)), 2)
+        left.append(i)
+        right.append(j)
+    prepared = method.prepare(texts)
+    sketch_pairs = set()
+    vals, offs = prepared.sketch
+    owner: dict[int, int] = {}
+    for d in range(len(texts)):
+        for v in vals[offs[d] : offs[d + 1]].tolist():
+            if v in owner and owner[v] != d:
+                sketch_pairs.add((owner[v], d))
+            owner.setdefault(v, d)
+    for i, j in sorted(sketch_pairs):
+        left.append(i)
+        right.append(j)
+    rule = method.config.rule()
+    forward = judge_pairs(texts, np.array(left), np.array(right), rule, prune=False)
+    backward = judge_pairs(texts, np.array(right), np.array(left), rule, prune=False)
+    assert forward.copy.sum() > 20
+    for name in ("copy", "value_changes", "year_change", "similarity"):
+        assert np.array_equal(getattr(forward, name), getattr(backward, name)), name

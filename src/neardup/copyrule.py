@@ -42,7 +42,7 @@ import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-2"
+RULE_VERSION = "neardup-copy-3"  # 3: verdicts independent of the order of a pair
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -266,6 +266,16 @@ def _segments(a: Sequence[str], b: Sequence[str]) -> list[tuple]:
     return out
 
 
+def _canonical(i: int, j: int, texts: Sequence[str], tokens: dict) -> tuple[int, int]:
+    """The pair in one order whichever way it was given (fewer tokens first, then the smaller
+    text): the alignment of two texts can break ties differently in each direction, and a
+    verdict must not depend on which of the two arrived first (batch judges the earlier text
+    first, the online detector the new one)."""
+    if (len(tokens[j][0]), texts[j]) < (len(tokens[i][0]), texts[i]):
+        return j, i
+    return i, j
+
+
 def _value_changes(
     a: Sequence[str],
     b: Sequence[str],
@@ -465,7 +475,8 @@ def judge_pairs(
             if i not in tokens:
                 found = tokenize(texts[i])
                 tokens[i] = found, _numbers(found)
-        (ta, na), (tb, nb) = tokens[left[k]], tokens[right[k]]
+        i, j = _canonical(left[k], right[k], texts, tokens)
+        (ta, na), (tb, nb) = tokens[i], tokens[j]
         numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb))
         changes[k] = numbers + names
         allowed = 0 if strict[k] else rule.max_value_changes
