@@ -80,7 +80,7 @@ def normalize(text: str, config: NormalizeConfig = _DEFAULT) -> str:
 
 def encode_texts(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Concatenated UTF-32 code points of ``texts`` and the offsets of each text in them."""
-    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     offsets = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     joined = "".join(texts).encode("utf-32-le", "surrogatepass")
@@ -90,7 +90,8 @@ def encode_texts(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 def decode_texts(cps: np.ndarray, offsets: np.ndarray) -> list[str]:
     """The inverse of :func:`encode_texts`."""
     joined = cps.tobytes().decode("utf-32-le", "surrogatepass")
-    return [joined[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+    bounds = offsets.tolist()
+    return list(map(joined.__getitem__, map(slice, bounds[:-1], bounds[1:])))
 
 
 def normalize_encoded(
