@@ -89,3 +89,17 @@ def test_restart_restores_the_same_index(tmp_path, method_name):
     restored = [[(m.id, m.similarity, m.distance) for m in again.check(t).matches] for t in texts]
     assert sum(bool(x) for x in live) > 100
     assert restored == live
+
+
+def test_checks_in_one_batch_equal_checks_one_by_one():
+    """Detector.check_many (one verification call for all texts) answers as check does."""
+    texts = corpus()
+    det = Detector(store=open_store("memory://"), max_matches=5)
+    det.add_many([(f"d{i}", t) for i, t in enumerate(texts[:500])])
+    queries = texts[400:900]
+    one_by_one = [det.check(t) for t in queries]
+    together = det.check_many(queries)
+    assert sum(r.duplicate for r in one_by_one) > 50
+    assert [(r.duplicate, r.matches) for r in together] == [
+        (r.duplicate, r.matches) for r in one_by_one
+    ]

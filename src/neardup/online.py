@@ -254,8 +254,12 @@ class Detector:
         prepared = self._prepare([self._item("", text) for text in texts])
         with self._lock:
             self._catch_up()
-            found = [self._matches(p) for p in prepared]
-        return [CheckResult(bool(m), m) for m in found]
+            many = getattr(self.index, "matches_many", None)
+            if many is not None:  # one verification call for all of them
+                found = many([p.doc for p in prepared], [None] * len(prepared))
+            else:
+                found = [self.index.matches(p.doc) for p in prepared]
+        return [CheckResult(bool(m), m[: self.max_matches]) for m in found]
 
     def add(self, doc_id: str, text: str, *, replace: bool = False) -> AddResult:
         return self.add_many([(doc_id, text)], replace=replace)[0]

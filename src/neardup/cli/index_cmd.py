@@ -144,22 +144,33 @@ def _first_use(
 def run_query(args: argparse.Namespace) -> int:
     detector = open_detector(args, read_only=True)
     out = sys.stdout.buffer
-    for item in _records(args):
-        if isinstance(item, Skipped):
-            row = {"record": item.number, "id": item.id, "skipped": item.reason}
-        else:
-            result = detector.check(item.text)
-            # a stored document does not match itself: only when the record names its id
-            # (without --id-field, ids are record numbers and say nothing about the store)
-            own = item.id if args.id_field else None
-            matches = [m.__dict__ for m in result.matches if m.id != own]
-            row = {
-                "record": item.number,
-                "id": item.id,
-                "duplicate": bool(matches),
-                "matches": matches,
-            }
-        out.write(orjson.dumps(row) + b"\n")
+    batch: list = []
+
+    def flush() -> None:
+        found = detector.check_many([r.text for r in batch if not isinstance(r, Skipped)])
+        answers = iter(found)
+        for item in batch:
+            if isinstance(item, Skipped):
+                row = {"record": item.number, "id": item.id, "skipped": item.reason}
+            else:
+                # a stored document does not match itself: only when the record names its id
+                # (without --id-field, ids are record numbers and say nothing about the store)
+                own = item.id if args.id_field else None
+                matches = [m.__dict__ for m in next(answers).matches if m.id != own]
+                row = {
+                    "record": item.number,
+                    "id": item.id,
+                    "duplicate": bool(matches),
+                    "matches": matches,
+                }
+            out.write(orjson.dumps(row) + b"\n")
+        batch.clear()
+
+    for item in _records(args):  # checked a batch at a time, printed in input order
+        batch.append(item)
+        if len(batch) >= args.batch_size:
+            flush()
+    flush()
     out.flush()
     return 0
 

@@ -257,24 +257,44 @@ class AutoOnline(_TextIndex):
                     del self.postings[key]
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
-        exact = self._identical(doc.state.compared[0], exclude)
-        same = {m.id for m in exact}
-        found: dict[str, None] = {}
-        for key in doc.state.sketch[0].tolist():
-            found.update(self.postings.get(key, {}))
-        ids = [i for i in found if i != exclude and i not in same]
-        if not ids:
-            return exact
-        stored = merge_prepared([self.prepared[i] for i in ids])
-        sim, ok = self.method.verify(
-            doc.state, np.zeros(len(ids), np.int64), stored, np.arange(len(ids))
-        )
-        out = [
-            Match(i, None, float(s), "auto")
-            for i, s, good in zip(ids, sim.tolist(), ok.tolist(), strict=True)
-            if good
-        ]
-        return _best_first(exact + out, self.order)
+        return self.matches_many([doc], [exclude])[0]
+
+    def matches_many(
+        self, docs: Sequence[Doc], excludes: Sequence[str | None]
+    ) -> list[list[Match]]:
+        """:meth:`matches` of each document against the index as it stands (the documents
+        are not added, so they are not compared with each other): one verification call for
+        every candidate of every document."""
+        exacts, ids = [], []
+        for doc, exclude in zip(docs, excludes, strict=True):
+            exact = self._identical(doc.state.compared[0], exclude)
+            same = {m.id for m in exact}
+            found: dict[str, None] = {}
+            for key in doc.state.sketch[0].tolist():
+                found.update(self.postings.get(key, {}))
+            exacts.append(exact)
+            ids.append([i for i in found if i != exclude and i not in same])
+        stored_ids = list(dict.fromkeys(i for found in ids for i in found))
+        if not stored_ids:
+            return [_best_first(exact, self.order) for exact in exacts]
+        where = {doc_id: k for k, doc_id in enumerate(stored_ids)}
+        query = merge_prepared([doc.state for doc in docs])
+        stored = merge_prepared([self.prepared[i] for i in stored_ids])
+        ia = np.repeat(np.arange(len(docs), dtype=np.int64), [len(found) for found in ids])
+        ib = np.array([where[i] for found in ids for i in found], np.int64)
+        sim, ok = self.method.verify(query, ia, stored, ib)
+        out, at = [], 0
+        for exact, found in zip(exacts, ids, strict=True):
+            verdicts = zip(
+                found,
+                sim[at : at + len(found)].tolist(),
+                ok[at : at + len(found)].tolist(),
+                strict=True,
+            )
+            at += len(found)
+            good = [Match(i, None, float(x), "auto") for i, x, y in verdicts if y]
+            out.append(_best_first(exact + good, self.order))
+        return out
 
 
 class ParagraphOnline:
