@@ -278,7 +278,7 @@ class AutoOnline(_TextIndex):
         if not stored_ids:
             return [_best_first(exact, self.order) for exact in exacts]
         where = {doc_id: k for k, doc_id in enumerate(stored_ids)}
-        query = merge_prepared([doc.state for doc in docs])
+        query = docs[0].state if len(docs) == 1 else merge_prepared([d.state for d in docs])
         stored = merge_prepared([self.prepared[i] for i in stored_ids])
         ia = np.repeat(np.arange(len(docs), dtype=np.int64), [len(found) for found in ids])
         ib = np.array([where[i] for found in ids for i in found], np.int64)
