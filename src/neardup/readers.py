@@ -86,7 +86,10 @@ def open_binary(path: str | os.PathLike, mode: str = "rb") -> BinaryIO:
     """Open a file, decompressing or compressing .gz and .zst by name."""
     p = os.fspath(path)
     if p.endswith(".gz"):
-        return gzip.open(p, mode, compresslevel=6)  # type: ignore[return-value]
+        if "r" in mode:
+            return gzip.open(p, mode)  # type: ignore[return-value]
+        # no time stamp in the header: the same records give the same bytes on every run
+        return gzip.GzipFile(p, mode, compresslevel=6, mtime=0)  # type: ignore[return-value]
     if p.endswith(".zst"):
         import zstandard
 

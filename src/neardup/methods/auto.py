@@ -259,17 +259,8 @@ class AutoMethod:
     def compared(self, texts: Sequence[str]) -> list[str]:
         """The texts as they are compared: normalised, markup stripped, variants folded,
         punctuation removed (compiled table lookups around one regular-expression pass over the
-        texts that can hold markup). Chunks of texts on ``workers`` threads."""
-        texts = list(texts)
-        parts = map_ranges(
-            lambda lo, hi: self._compared(texts[lo:hi]),
-            len(texts),
-            size=DOCS_CHUNK,
-            workers=self.workers,
-        )
-        return [t for part in parts for t in part]
-
-    def _compared(self, texts: Sequence[str]) -> list[str]:
+        texts that can hold markup). One thread: most of this step holds the interpreter lock
+        (the markup regular expression, str slicing), so threads made it slower (measured)."""
         cfg = self.config
         base = replace(cfg.normalize, remove_punctuation=False)
         if base.cjk_only or not base.casefold:  # options outside the compiled path
