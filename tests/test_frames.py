@@ -110,3 +110,28 @@ def test_missing_extra_names_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "polars", None)  # as if it were not installed
     with pytest.raises(MissingDependencyError, match=r"neardup\[frames\]"):
         dedup_frame(frame)
+
+
+def test_pandas_columns_arrow_cannot_type(records, cli_clusters):
+    """Only the text and id columns go to Arrow: another column mixing numbers and strings (as
+    weibo_ced_zh's time does) is kept as it is; a text column that is not all strings is a
+    clear error naming it."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(records)
+    frame["time"] = [
+        1349768694 if i % 2 else "Sat Jun 29 12:40:09 +0800 2013" for i in range(len(frame))
+    ]
+    out = dedup_frame(frame, id="id")
+    assert list(out["time"]) == list(frame["time"])
+    rows = [
+        {
+            **r,
+            "similarity": None if pd.isna(r["similarity"]) else r["similarity"],
+            "method": None if pd.isna(r["method"]) else r["method"],
+        }
+        for r in out.drop(columns=["time"]).to_dict("records")
+    ]
+    _check_against_cli(rows, cli_clusters)
+    bad = frame.assign(text=[1 if i == 3 else t for i, t in enumerate(frame["text"])])
+    with pytest.raises(ConfigError, match="column 'text'"):
+        dedup_frame(bad, id="id")

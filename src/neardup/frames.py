@@ -67,7 +67,7 @@ def dedup_frame(
     row number). A null text is an error naming its row: fill or drop it first.
     """
     kind = _kind(frame)
-    table = _to_arrow(frame, kind)
+    table = _to_arrow(frame, kind, [text] if id is None else [text, id])
     texts = _texts(table, text)
     ids = _ids(table, id)
     clash = sorted(set(ADDED_COLUMNS) & set(table.column_names))
@@ -101,14 +101,37 @@ def _kind(frame: Any) -> str:
     )
 
 
-def _to_arrow(frame: Any, kind: str) -> pa.Table:
+def _to_arrow(frame: Any, kind: str, needed: list[str]) -> pa.Table:
+    """The frame as Arrow: the whole table for Arrow and polars (zero-copy), only the ``needed``
+    columns for pandas (the others never leave pandas, so a column Arrow cannot type — mixed
+    numbers and strings — is no obstacle)."""
     if kind == "arrow":
         return frame
     if kind == "pandas":
         require("pandas", extra="frames", purpose="dedup_frame on a pandas DataFrame")
-        return pa.Table.from_pandas(frame, preserve_index=False)
+        columns = {}
+        for name in dict.fromkeys(needed):
+            if name in frame.columns:
+                try:
+                    columns[name] = pa.array(frame[name], from_pandas=True)
+                except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                    raise ConfigError(
+                        f"column {name!r} cannot be read as one type: {exc}"
+                    ) from None
+        table = pa.table(columns)
+        return _PandasColumns(table, [str(c) for c in frame.columns], len(frame))
     require("polars", extra="frames", purpose="dedup_frame on a polars DataFrame")
     return frame.to_arrow()
+
+
+class _PandasColumns:
+    """The needed columns of a pandas frame, answering for all of the frame's column names."""
+
+    def __init__(self, table: pa.Table, names: list[str], rows: int):
+        self.table, self.column_names, self.num_rows = table, names, rows
+
+    def column(self, name: str) -> pa.ChunkedArray:
+        return self.table.column(name)
 
 
 def _column(table: pa.Table, name: str, option: str) -> pa.ChunkedArray:
