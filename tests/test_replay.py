@@ -58,6 +58,26 @@ def test_batch_equals_online_replay(method_name):
     assert not mismatches, mismatches[:10]
 
 
+@pytest.mark.parametrize("method_name", online_methods())
+def test_batch_equals_online_replay_in_groups(method_name):
+    """The same replay with many documents per write (the service's group commits and
+    `index add` batches: matched against the index before the group in one call, then against
+    the group's own kept documents) gives the same decisions."""
+    texts = corpus()
+    method = create(method_name)
+    rep = dedup_with(method, texts).clusters.representative.tolist()
+    tables = getattr(method, "tables", None)
+    det = Detector(store=open_store("memory://"), method=method_name, tables=tables, max_matches=5)
+    online = []
+    for start in range(0, len(texts), 37):
+        part = [(f"d{i}", texts[i]) for i in range(start, min(start + 37, len(texts)))]
+        for (doc_id, _text), r in zip(part, det.add_many(part), strict=True):
+            i = int(doc_id[1:])
+            online.append(int(r.matches[0].id[1:]) if r.duplicate else i)
+    mismatches = [(i, rep[i], online[i]) for i in range(len(texts)) if rep[i] != online[i]]
+    assert not mismatches, mismatches[:10]
+
+
 def test_tables_file_round_trip_and_bad_files(tmp_path, capsys):
     """The table `dedup` writes is what `index --tables` loads; other files are clear errors."""
     from neardup.cli import main

@@ -77,6 +77,8 @@ class _Prepared:
     text_hash: int
     length: int
     doc: Doc
+    # during a group: every match against the index as it stood before the group
+    before_group: list[Match] | None = None
 
 
 class Detector:
@@ -120,6 +122,7 @@ class Detector:
         self._seq = 0  # the store position this process has seen (shared stores)
         self._stale = False
         self._duplicates = 0
+        self._changed: set[str] | None = None  # ids the group being written changed so far
         store.check_meta(FINGERPRINT_VERSION, self.persisted())
         self._load()
 
@@ -242,7 +245,29 @@ class Detector:
         return out
 
     def _matches(self, p: _Prepared, *, exclude: str | None = None) -> list[Match]:
-        return self.index.matches(p.doc, exclude=exclude)[: self.max_matches]
+        """The document's matches against the index as it stands now. Inside a group whose
+        matches were found in one batch before it began: those against documents the group has
+        not changed, plus those against the group's own kept documents, found now."""
+        if p.before_group is None or self._changed is None:
+            return self.index.matches(p.doc, exclude=exclude)[: self.max_matches]
+        kept = [m for m in p.before_group if m.id not in self._changed]
+        among = self._changed & self._indexed
+        if among:
+            kept += self.index.matches_among(p.doc, exclude=exclude, among=among)
+        return self.index.best_first(kept)[: self.max_matches]
+
+    def _match_group_at_once(self, prepared_group: list[list[_Prepared] | None]) -> None:
+        """Every document of the group against the index before it, in one verification call
+        (indexes that can: ``matches_many``); :meth:`_matches` completes them one by one."""
+        if not hasattr(self.index, "matches_among"):
+            return
+        docs = [p for prepared in prepared_group if prepared for p in prepared]
+        if len(docs) < 2:
+            return
+        found = self.index.matches_many([p.doc for p in docs], [p.doc_id for p in docs])
+        for p, matches in zip(docs, found, strict=True):
+            p.before_group = matches
+        self._changed = set()
 
     # -- public API ---------------------------------------------------------------------------
     def check(self, text: str) -> CheckResult:
@@ -301,6 +326,7 @@ class Detector:
             try:
                 with self.store.writing():
                     self._catch_up()
+                    self._match_group_at_once(prepared_group)
                     for request, prepared in zip(group, prepared_group, strict=True):
                         if prepared is None:
                             continue
@@ -321,6 +347,8 @@ class Detector:
                 for request in group:
                     request.result = None
                 raise
+            finally:
+                self._changed = None
             for request in group:
                 if request.result is not None:
                     self._duplicates += sum(r.inserted and r.duplicate for r in request.result)
@@ -346,6 +374,7 @@ class Detector:
                     )
                 status = "replaced"
                 touched.add(p.doc_id)
+                self._note_change(p.doc_id)
                 self._forget(p.doc_id)
             matches = self._matches(p, exclude=p.doc_id)
             duplicate = bool(matches)
@@ -363,12 +392,17 @@ class Detector:
             )
             rows.append(row)
             touched.add(p.doc_id)
+            self._note_change(p.doc_id)
             if not duplicate:  # only kept documents are matched against
                 self.index.add(p.doc_id, p.doc)
                 self._indexed.add(p.doc_id)
             self._hashes[p.doc_id] = p.text_hash
             results.append(AddResult(duplicate, matches, True, status))
         return results, rows
+
+    def _note_change(self, doc_id: str) -> None:
+        if self._changed is not None:
+            self._changed.add(doc_id)
 
     def remove(self, doc_id: str) -> bool:
         with self._lock:

@@ -274,6 +274,26 @@ class AutoOnline(_TextIndex):
                 found.update(self.postings.get(key, {}))
             exacts.append(exact)
             ids.append([i for i in found if i != exclude and i not in same])
+        return self._verified(docs, exacts, ids)
+
+    def matches_among(self, doc: Doc, *, exclude: str | None, among: set[str]) -> list[Match]:
+        """:meth:`matches` restricted to the kept documents ``among``."""
+        exact = [m for m in self._identical(doc.state.compared[0], exclude) if m.id in among]
+        same = {m.id for m in exact}
+        found: dict[str, None] = {}
+        for key in doc.state.sketch[0].tolist():
+            found.update(self.postings.get(key, {}))
+        ids = [i for i in found if i in among and i != exclude and i not in same]
+        return self._verified([doc], [exact], [ids])[0] if ids else exact
+
+    def best_first(self, found: list[Match]) -> list[Match]:
+        return _best_first(found, self.order)
+
+    def _verified(
+        self, docs: Sequence[Doc], exacts: list[list[Match]], ids: list[list[str]]
+    ) -> list[list[Match]]:
+        """Each document's exact matches plus its candidates ``ids`` that the copy rule accepts,
+        best first; one verification call for all."""
         stored_ids = list(dict.fromkeys(i for found in ids for i in found))
         if not stored_ids:
             return [_best_first(exact, self.order) for exact in exacts]
