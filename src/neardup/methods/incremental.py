@@ -9,8 +9,14 @@ same documents as duplicates, of the same representatives, as ``neardup dedup --
 Interface: ``prepare_many(texts) -> [Doc]`` (per text: the fingerprint for the store, the payload
 persisted beside it, and the state the method compares; one call for many texts, so a service
 prepares a whole group of requests at once), ``add(doc_id, doc)``, ``restore(doc_id, fingerprint,
-payload)`` (rebuild from the store), ``remove(doc_id)``, ``matches(doc, exclude) -> [Match]``
-(verified, best first).
+payload)`` and ``restore_many`` (rebuild from the store), ``remove(doc_id)``,
+``matches(doc, exclude) -> [Match]`` (verified, best first).
+
+Optional, for many documents at once (``auto``; the detector falls back to ``matches`` per
+document without them): ``matches_many(docs, excludes)`` — each against the index as it stands,
+in one verification call (checks, and a write group's documents before the group);
+``matches_among(doc, exclude, among)`` — only against the kept documents ``among`` (those a write
+group added itself); ``best_first(matches)`` — the order ``matches`` gives.
 """
 
 from __future__ import annotations
