@@ -135,3 +135,17 @@ def test_pandas_columns_arrow_cannot_type(records, cli_clusters):
     bad = frame.assign(text=[1 if i == 3 else t for i, t in enumerate(frame["text"])])
     with pytest.raises(ConfigError, match="column 'text'"):
         dedup_frame(bad, id="id")
+
+
+def test_pandas_columns_are_named_as_strings(records):
+    """Integer column labels are named by their string, as Arrow names them; a label that is
+    not a string, or one that names two columns, is a clear error."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame([[r["id"], r["text"]] for r in records])  # columns 0 and 1
+    out = dedup_frame(frame, text="1", id="0")
+    assert out["duplicate"].sum() > 0 and list(out.columns[:2]) == [0, 1]
+    with pytest.raises(ConfigError, match="as a string"):
+        dedup_frame(frame, text=1)
+    twice = pd.DataFrame([[r["text"], r["text"]] for r in records], columns=["text", "text"])
+    with pytest.raises(ConfigError, match="column 'text'"):
+        dedup_frame(twice)

@@ -234,3 +234,35 @@ def test_unpaired_surrogates_are_input_errors_before_anything_is_stored():
         with pytest.raises(InputError, match="not valid Unicode"):
             det.add(doc_id, text)
     assert len(det) == 0 and det.store.count() == 0
+
+
+def test_a_cancelled_write_is_skipped_and_the_committer_goes_on():
+    """A caller that gives up before its turn (asyncio cancels the future it awaits) is not
+    written; the writes queued beside it and after it are, and each gets its answer."""
+    import concurrent.futures
+
+    from neardup.groupcommit import GroupCommit
+
+    started, release = threading.Event(), threading.Event()
+    done: list = []
+
+    def run_group(group):
+        for request in group:
+            if request.work == "slow":
+                started.set()
+                release.wait(10)
+            done.append(request.work)
+            request.result = request.work
+
+    commits = GroupCommit(run_group)
+    slow = commits.submit_future("slow")
+    assert started.wait(10)
+    cancelled, kept = commits.submit_future("b"), commits.submit_future("c")
+    assert cancelled.cancel()
+    release.set()
+    assert slow.result(10) == "slow" and kept.result(10) == "c"
+    assert commits.submit("d") == "d"
+    with pytest.raises(concurrent.futures.CancelledError):
+        cancelled.result(1)
+    assert done == ["slow", "c", "d"]
+    commits.close()

@@ -109,12 +109,19 @@ def _to_arrow(frame: Any, kind: str, needed: list[str]) -> pa.Table:
         return frame
     if kind == "pandas":
         require("pandas", extra="frames", purpose="dedup_frame on a pandas DataFrame")
+        labels: dict[str, list[Any]] = {}  # columns are named as strings (as Arrow does)
+        for label in frame.columns:
+            labels.setdefault(str(label), []).append(label)
         columns = {}
         for name in dict.fromkeys(needed):
-            if name in frame.columns:
+            if not isinstance(name, str):
+                raise ConfigError(f"name the column {name!r} as a string: {str(name)!r}")
+            if len(labels.get(name, ())) > 1:
+                raise ConfigError(f"column {name!r} names {len(labels[name])} columns; rename them")
+            if name in labels:
                 try:
-                    columns[name] = pa.array(frame[name], from_pandas=True)
-                except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                    columns[name] = pa.array(frame[labels[name][0]], from_pandas=True)
+                except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as exc:
                     raise ConfigError(
                         f"column {name!r} cannot be read as one type: {exc}"
                     ) from None

@@ -77,7 +77,11 @@ class GroupCommit:
                 if not self._pending:
                     return
                 group, self._pending = self._pending[:MAX_GROUP], self._pending[MAX_GROUP:]
-            self._run(group)
+            # a caller that gave up before its turn (a cancelled future) is not written; from
+            # here on the others can no longer be cancelled, so each is resolved exactly once
+            group = [r for r in group if r.future.set_running_or_notify_cancel()]
+            if group:
+                self._run(group)
 
     def _run(self, group: list[Request]) -> None:
         try:

@@ -11,8 +11,8 @@ pair whose only shared keys are over the cap is missed, and ``max_posting=None``
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -75,11 +75,36 @@ def candidate_pairs(
     return candidates_from_keys(values, offsets, max_posting=max_posting)
 
 
+def candidate_pair_chunks(
+    texts: Sequence[str],
+    *,
+    key_length: int = 4,
+    max_posting: int | None = 2000,
+    sketch: int | None = None,
+) -> tuple[CandidateStats, Iterator[tuple[np.ndarray, np.ndarray]]]:
+    """:func:`candidate_pairs` a chunk of documents at a time (memory bounded by a chunk's
+    candidates); the statistics' ``candidates`` is 0 (count them while consuming)."""
+    values, offsets = sketch_keys(*key_sets(texts, key_length), sketch)
+    return candidate_chunks(values, offsets, max_posting=max_posting)
+
+
 def candidates_from_keys(
     values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, CandidateStats]:
     """All pairs of documents ``i < j`` sharing a key of their ``(values, offsets)`` key sets
     (each pair once); keys held by more than ``max_posting`` documents make no candidates."""
+    stats, chunks = candidate_chunks(values, offsets, max_posting=max_posting)
+    parts = list(chunks)
+    left = np.concatenate([a for a, _ in parts]) if parts else np.empty(0, np.int64)
+    right = np.concatenate([b for _, b in parts]) if parts else np.empty(0, np.int64)
+    return left, right, replace(stats, candidates=len(left))
+
+
+def candidate_chunks(
+    values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None
+) -> tuple[CandidateStats, Iterator[tuple[np.ndarray, np.ndarray]]]:
+    """The postings of ``(values, offsets)`` and an iterator of the candidate pairs of each
+    chunk of ``CHUNK_DOCS`` documents (pairs ``i < j`` with ``i`` in the chunk), in order."""
     n = len(offsets) - 1
     uniq, key_ids, counts = np.unique(values, return_inverse=True, return_counts=True)
     key_ids = key_ids.astype(np.int64).reshape(-1)
@@ -89,18 +114,16 @@ def candidates_from_keys(
     post_off = np.zeros(len(uniq) + 1, np.int64)
     np.cumsum(counts, out=post_off[1:])
     key_ok = np.ones(len(uniq), np.bool_) if max_posting is None else counts <= max_posting
-    left_parts, right_parts = [], []
-    for lo in range(0, n, CHUNK_DOCS):
-        a, b = _kernels.key_candidates(
-            key_ids, offsets, post_docs, post_off, key_ok, lo, min(n, lo + CHUNK_DOCS)
-        )
-        left_parts.append(a)
-        right_parts.append(b)
-    left = np.concatenate(left_parts) if left_parts else np.empty(0, np.int64)
-    right = np.concatenate(right_parts) if right_parts else np.empty(0, np.int64)
+
+    def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for lo in range(0, n, CHUNK_DOCS):
+            yield _kernels.key_candidates(
+                key_ids, offsets, post_docs, post_off, key_ok, lo, min(n, lo + CHUNK_DOCS)
+            )
+
     pruned = ~key_ok
-    stats = CandidateStats(n, len(uniq), int(pruned.sum()), int(counts[pruned].sum()), len(left))
-    return left, right, stats
+    stats = CandidateStats(n, len(uniq), int(pruned.sum()), int(counts[pruned].sum()), 0)
+    return stats, chunks()
 
 
 class NgramIndex:

@@ -565,15 +565,16 @@ def merge_prepared(parts: Sequence[Prepared]) -> Prepared:
 
 
 def split_prepared(p: Prepared) -> list[Prepared]:
-    """One :class:`Prepared` per text (views of ``p``'s arrays, no copies)."""
+    """One :class:`Prepared` per text, each with arrays of its own (a view would keep the whole
+    batch's arrays alive as long as any one text of it is kept)."""
     return [
         Prepared(
             [p.compared[i]],
             _one_set(p.grams, i),
             _one_set(p.sketch, i),
-            p.tokens[i : i + 1],
+            p.tokens[i : i + 1].copy(),
             _one_set(p.codes, i),
-            p.bags[p.codes[1][i] : p.codes[1][i + 1]],
+            p.bags[p.codes[1][i] : p.codes[1][i + 1]].copy(),
             _one_set(p.sample, i),
         )
         for i in range(len(p))
@@ -621,7 +622,7 @@ def _concat_sets(sets: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray,
 def _one_set(sets: tuple[np.ndarray, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray]:
     values, offsets = sets
     start, end = int(offsets[i]), int(offsets[i + 1])
-    return values[start:end], np.array([0, end - start], np.int64)
+    return values[start:end].copy(), np.array([0, end - start], np.int64)
 
 
 class _Clock:

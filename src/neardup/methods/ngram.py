@@ -9,14 +9,14 @@ over character n-grams (or normalised edit similarity) against ``threshold``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from ..config import NormalizeConfig
 from ..errors import ConfigError
-from ..index.ngram import CandidateStats, candidate_pairs, key_sets
+from ..index.ngram import CandidateStats, candidate_pair_chunks, key_sets
 from ..markup import strip_markup
 from ..nearmiss import NearMisses
 from ..normalize import normalize_many
@@ -24,6 +24,8 @@ from ..pairs import PairSet
 from ..variants import fold_traditional
 from ..verify import MEASURES, ngram_sets, similarity_pairs
 from .base import exact_copy_pairs, identical_groups
+
+VERIFY_CHUNK = 2_000_000  # candidate pairs measured per call (bounded memory)
 
 
 @dataclass(frozen=True)
@@ -116,26 +118,35 @@ class NgramMethod:
         first, group, copies = identical_groups(norm)
         reps = np.sort(first)
         rep_texts = [norm[i] for i in reps.tolist()]
-        left, right, stats = candidate_pairs(
+        stats, chunks = candidate_pair_chunks(
             rep_texts, key_length=cfg.key_length, max_posting=cfg.max_posting, sketch=cfg.sketch
         )
         sets = ngram_sets(rep_texts, cfg.ngram) if cfg.measure == "jaccard" else None
-        sim = similarity_pairs(
-            rep_texts, left, right, measure=cfg.measure, ngram=cfg.ngram, sets=sets
-        )
-        keep = sim >= cfg.threshold
         self.near_misses = NearMisses()
-        self.near_misses.offer(
-            reps[left[~keep]],
-            reps[right[~keep]],
-            sim[~keep],
-            threshold=cfg.threshold,
-            route=cfg.measure,
-        )
-        self.stats = self._stats(len(norm), len(copies), stats, int(keep.sum()))
-        verified = PairSet.build(
-            reps[left[keep]], reps[right[keep]], method="ngram", similarity=sim[keep]
-        )
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        candidates = 0
+        for left, right in chunks:  # bounded memory: a chunk's candidates at a time
+            candidates += len(left)
+            for lo in range(0, len(left), VERIFY_CHUNK):
+                part_l, part_r = left[lo : lo + VERIFY_CHUNK], right[lo : lo + VERIFY_CHUNK]
+                sim = similarity_pairs(
+                    rep_texts, part_l, part_r, measure=cfg.measure, ngram=cfg.ngram, sets=sets
+                )
+                keep = sim >= cfg.threshold
+                self.near_misses.offer(
+                    reps[part_l[~keep]],
+                    reps[part_r[~keep]],
+                    sim[~keep],
+                    threshold=cfg.threshold,
+                    route=cfg.measure,
+                )
+                found.append((part_l[keep], part_r[keep], sim[keep]))
+        left = np.concatenate([f[0] for f in found]) if found else np.empty(0, np.int64)
+        right = np.concatenate([f[1] for f in found]) if found else np.empty(0, np.int64)
+        sim = np.concatenate([f[2] for f in found]) if found else np.empty(0, np.float32)
+        stats = replace(stats, candidates=candidates)
+        self.stats = self._stats(len(norm), len(copies), stats, len(left))
+        verified = PairSet.build(reps[left], reps[right], method="ngram", similarity=sim)
         return PairSet.concat([exact_copy_pairs(first, group, copies), verified])
 
     @staticmethod
