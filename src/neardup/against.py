@@ -74,10 +74,11 @@ def match_store(detector: Any, texts: Sequence[str], *, chunk: int = STORE_CHUNK
         np.array([np.nan if m.similarity is None else m.similarity for m in found], np.float32),
         np.array([method_code(m.method) for m in found], np.uint8),
     )
+    # a document another process deleted since the check: no length, no text to show
     return StoreMatches(
         list(position),
-        np.array([d.length for d in stored], np.int64),
-        [_stored_text(d.payload, topic=topic) for d in stored],
+        np.array([0 if d is None else d.length for d in stored], np.int64),
+        [_stored_text(None if d is None else d.payload, topic=topic) for d in stored],
         pairs,
     )
 

@@ -338,6 +338,9 @@ class Detector:
                             self._repair(touched)
                             request.error = exc
                             continue
+                        except BaseException:
+                            touched_all |= touched  # repaired with the group's below
+                            raise
                         touched_all |= touched
                         self.store.put_many(rows, checkpoint=checkpoint)
                         request.result = results
