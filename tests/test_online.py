@@ -266,3 +266,21 @@ def test_a_cancelled_write_is_skipped_and_the_committer_goes_on():
         cancelled.result(1)
     assert done == ["slow", "c", "d"]
     commits.close()
+
+
+def test_replacing_with_a_duplicate_that_is_not_stored_keeps_the_stored_version(tmp_path):
+    """With store_duplicates off, replace=true with a text that duplicates another document
+    writes nothing: the old version stays, in memory as in the store (also after a restart)."""
+    url = f"sqlite:///{tmp_path}/r.db"
+    other = "完全不同的另一条新闻：教育部发布通知，要求各地做好高校毕业生就业创业工作，拓宽渠道。"
+    det = Detector(store=open_store(url), store_duplicates=False)
+    det.add("x", BASE)
+    det.add("y", other)
+    r = det.add("x", other + "！", replace=True)
+    assert r.status == "duplicate_not_stored" and r.matches[0].id == "y"
+    assert "x" in det and len(det) == 2
+    live = [m.id for m in det.check(BASE).matches]
+    assert live == ["x"]
+    det.close()
+    again = Detector(store=open_store(url, read_only=True), store_duplicates=False)
+    assert [m.id for m in again.check(BASE).matches] == live and len(again) == 2

@@ -382,6 +382,8 @@ class Detector:
             matches = self._matches(p, exclude=p.doc_id)
             duplicate = bool(matches)
             if duplicate and not self.store_duplicates:
+                if status == "replaced":  # nothing is written: the stored version stays
+                    self._repair({p.doc_id})
                 results.append(AddResult(True, matches, False, "duplicate_not_stored"))
                 continue
             row = StoredDocument(
