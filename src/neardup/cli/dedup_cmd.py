@@ -261,7 +261,7 @@ def against_store(args, method, inputs: Inputs, url: str, timings) -> tuple:
             store=store,
             method=method.name,
             options=method_options(args),
-            tables=load_tables(args.tables),
+            tables=getattr(method, "given_tables", None),  # --tables, loaded once
         )
         detector.method.workers = resolve_workers(args.workers)  # preparing the input
         t0 = time.perf_counter()

@@ -134,6 +134,11 @@ class ParagraphMethod:
         """The common paragraph grams (fitted by a batch, or given): ``copy`` evidence only."""
         return self.inner.tables if self.config.evidence == "copy" else None
 
+    @property
+    def given_tables(self) -> CommonGrams | None:
+        """The frozen table given at construction (None: each batch fits its own)."""
+        return self.inner.given_tables
+
     def online_index(self) -> Any:
         from .incremental import ParagraphOnline
 
