@@ -322,6 +322,52 @@ def test_auto_copy_rule_on_the_issue_examples():
         assert len(method.find_pairs([a, b])) == 0
 
 
+BROADCAST = (
+    "届时，中央广播电视总台所属中央电视台综合频道、新闻频道、中文国际频道、中国国际电视台各外语频道、"
+    "4K超高清频道，中央人民广播电台中国之声、大湾区之声、中国国际广播电台环球资讯广播等频率将进行现场直播；"
+    "央视新闻、央视频、央视网等中央重点新媒体平台将同步转播。"
+)
+
+
+def test_copy_rule_moved_text_is_not_a_substitution():
+    """Copy rule 4: a passage inserted, deleted or moved is not read as replaced names or
+    figures (a longest common subsequence threads single shared characters through it), while
+    a date rewritten in a moved phrase still means another event."""
+    method = create("auto")
+    story = (
+        "今天（1月5日）零时起，全国铁路实行新列车运行图，这是春运前最大规模的一次铁路调图。调图后，全国铁路增开"
+        "旅客列车230列，开行总量达到13028列，增开列车进一步便利旅客出行。\n成渝地区多条线路增开地市级车站始发"
+        "列车，福建龙岩至北京铁路旅行时间缩短10个小时。调图后，全国铁路增开货物列车91列，开行总量达到22859列，"
+        "为冬季能源供应和春运期间重点物资运输提供运力支撑。"
+    )
+    # truncated inside a figure, then a footer: neither a changed number nor a changed name
+    truncated = story[: story.index("22859") + 1] + "……\n（编辑：张军 审核：孙芳）"
+    assert method.compare(story, truncated)["duplicate"]
+    # paragraphs swapped, a header repeating a fragment
+    first, second = story.split("\n")
+    assert method.compare(story, "原标题：" + second[:12] + "\n" + second + "\n" + first)[
+        "duplicate"
+    ]
+    # the same broadcast notice for two sessions: the dates sit in rewritten phrases
+    a = (
+        "十四届全国人大三次会议将于3月5日上午9时在北京开幕，国务院总理将作政府工作报告。"
+        + BROADCAST
+    )
+    b = (
+        "3月8日上午9时，十四届全国人大三次会议第二次全体会议将在北京人民大会堂举行，全国人大常委会委员长"
+        "将作全国人大常委会工作报告。" + BROADCAST
+    )
+    verdict = method.compare(a, b)
+    assert verdict["hard_change"] and not verdict["duplicate"]
+    # an English word moved is not a replaced name
+    en = (
+        "South Africa's new foreign debt agreement sparked a rally in local financial markets, "
+        "but bankers and economists said the pact {} one source of anxiety from a still "
+        "depressed economy, as the rand rose against the dollar in early trading on Monday."
+    )
+    assert method.compare(en.format("only removes"), en.format("removes only"))["duplicate"]
+
+
 def test_auto_containment_and_one_correction():
     """A truncated copy covering half of its source is a copy; one corrected figure too."""
     long_a = "。".join(PARA) + "。" + "。".join(p[::-1] for p in PARA)

@@ -37,6 +37,17 @@ def _second_elements() -> set[int]:
     return seconds
 
 
+def _jamo_like(cp: int) -> bool:
+    """Hangul jamo and their compatibility forms: they compose with neighbours."""
+    return (
+        0x1100 <= cp <= 0x11FF
+        or 0x3130 <= cp <= 0x318F
+        or 0xA960 <= cp <= 0xA97F
+        or 0xD7B0 <= cp <= 0xD7FF
+        or 0xFFA0 <= cp <= 0xFFDC
+    )
+
+
 def build_table() -> np.ndarray:
     from .normalize import _INVISIBLE
 
@@ -49,9 +60,12 @@ def build_table() -> np.ndarray:
         raise RuntimeError("normalisation table could not be built")
     seconds = _second_elements()
     table = np.empty(_N, np.uint32)
+    category = unicodedata.category
     for cp in range(_N):
         c, m = chars[cp], parts[cp]
-        if 0xD800 <= cp <= 0xDFFF:
+        if m == c and category(c) in ("Cn", "Co") and not _jamo_like(cp):
+            table[cp] = cp  # unassigned or private use: unchanged (most of the table)
+        elif 0xD800 <= cp <= 0xDFFF:
             table[cp] = COMPLEX
         elif _INVISIBLE.fullmatch(c):
             table[cp] = DELETE
@@ -68,11 +82,7 @@ def build_table() -> np.ndarray:
                 or ord(m) in seconds
                 or unicodedata.combining(nfkd[0])
                 or ord(nfkd[0]) in seconds
-                or 0x1100 <= cp <= 0x11FF
-                or 0x3130 <= cp <= 0x318F
-                or 0xA960 <= cp <= 0xA97F
-                or 0xD7B0 <= cp <= 0xD7FF
-                or 0xFFA0 <= cp <= 0xFFDC
+                or _jamo_like(cp)
             ):
                 table[cp] = COMPLEX
             else:

@@ -42,7 +42,7 @@ import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-3"  # 3: verdicts independent of the order of a pair
+RULE_VERSION = "neardup-copy-4"  # 4: moved text is not a substitution
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -54,6 +54,7 @@ _CN_NUMBER = re.compile(
 )
 _DIGIT = re.compile(r"\d")
 _YEAR = re.compile(r"^(19|20)\d\d$")
+MIN_ANCHOR = 3  # tokens: a shorter aligned run between two gaps does not anchor them
 
 
 @dataclass(frozen=True)
@@ -242,28 +243,67 @@ def _numbers_differ(na: frozenset[str], nb: frozenset[str]) -> bool:
     return years or min(len(only_a), len(only_b)) >= 2
 
 
-def _segments(a: Sequence[str], b: Sequence[str]) -> list[tuple]:
-    """The gaps between aligned runs: ``(gap_a, gap_b, before, after_a, after_b)`` with the
-    tokens around the gap (None at an end of the text, where a gap may be wrapping or
-    truncation)."""
+def _segments(
+    a: Sequence[str], b: Sequence[str], max_value_tokens: int
+) -> tuple[list[tuple], list[tuple]]:
+    """The substitutions between aligned runs, and the moved, inserted or deleted text.
+
+    Both as ``(gap_a, gap_b, before, after_a, after_b)`` with the tokens around the gap (None
+    at an end of the text, where a gap may be wrapping or truncation).
+
+    A longest common subsequence threads single shared tokens (的, 中, 人, "the") through
+    passages that were inserted, deleted or moved, and cutting a passage at them shows it as
+    short substitutions (names) on both sides. So interior gaps joined by aligned runs shorter
+    than ``MIN_ANCHOR`` tokens form one *region*. A lopsided region (one side more than twice
+    the other) longer than ``max_value_tokens`` is moved, inserted or deleted text: it holds no
+    substituted name or figure, only perhaps a date rewritten in place; the gaps of any other
+    region are substitutions one by one (a name, a title, a figure, a rewritten passage).
+    """
     from rapidfuzz.distance import Indel
 
-    out = []
-    gap_a: list[str] = []
-    gap_b: list[str] = []
-    before: str | None = None
+    runs: list[list] = []  # [equal?, a_start, a_end, b_start, b_end], adjacent gaps merged
     for op in Indel.opcodes(a, b):
-        if op.tag == "equal":
-            if gap_a or gap_b:
-                out.append((gap_a, gap_b, before, a[op.src_start], b[op.dest_start]))
-            gap_a, gap_b = [], []
-            before = a[op.src_end - 1]
+        equal = op.tag == "equal"
+        if runs and not equal and not runs[-1][0]:
+            runs[-1][2], runs[-1][4] = op.src_end, op.dest_end
         else:
-            gap_a = gap_a + list(a[op.src_start : op.src_end])
-            gap_b = gap_b + list(b[op.dest_start : op.dest_end])
-    if gap_a or gap_b:
-        out.append((gap_a, gap_b, before, None, None))
-    return out
+            runs.append([equal, op.src_start, op.src_end, op.dest_start, op.dest_end])
+
+    def gap(k0: int, k1: int) -> tuple:
+        """The gap from run ``k0`` to run ``k1`` (inclusive) with its surrounding tokens."""
+        a0, b0, a1, b1 = runs[k0][1], runs[k0][3], runs[k1][2], runs[k1][4]
+        last = k1 == len(runs) - 1
+        return (
+            list(a[a0:a1]),
+            list(b[b0:b1]),
+            a[a0 - 1] if k0 > 0 else None,
+            None if last else a[a1],
+            None if last else b[b1],
+        )
+
+    substituted: list[tuple] = []
+    moved: list[tuple] = []
+    k = 0
+    while k < len(runs):
+        if runs[k][0]:
+            k += 1
+            continue
+        end = k  # the region's last gap: follow weak anchors between interior gaps
+        while (
+            k > 0
+            and end + 2 < len(runs) - 1
+            and runs[end + 1][2] - runs[end + 1][1] < MIN_ANCHOR
+            and not runs[end + 2][0]
+        ):
+            end += 2
+        whole = gap(k, end)
+        small, large = sorted((len(whole[0]), len(whole[1])))
+        if large > 2 * small and large > max_value_tokens:
+            moved.append(whole)
+        else:
+            substituted.extend(gap(g, g) for g in range(k, end + 1, 2))
+        k = end + 1
+    return substituted, moved
 
 
 def _canonical(i: int, j: int, texts: Sequence[str], tokens: dict) -> tuple[int, int]:
@@ -285,14 +325,21 @@ def _value_changes(
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
     Hard: a changed year, date, ordinal (第N, N次, N届) or identifier (a number of 5 or more
-    digits) — another event or another record. Numbers: other changed figures (a figure only
-    split or joined by punctuation, 4,372 / 4372, is unchanged). Names: a short phrase (a name,
-    a place, a title word) replaced — unless it is typing errors (:func:`_typos`).
+    digits) — another event or another record; also when each text holds such a value the
+    other lacks in a short moved phrase (3月9日上午 at the start of one, 于3月11日下午 later in
+    the other), which an inserted or deleted sentence is not. Numbers: other changed figures
+    (a figure only split or joined by punctuation, 4,372 / 4372, is unchanged). Names: a short
+    phrase (a name, a place, a title word) replaced — unless it is typing errors
+    (:func:`_typos`).
     """
     changes, names, hard = 0, 0, False
-    for gap_a, gap_b, before, after_a, after_b in _segments(a, b):
+    substituted, moved = _segments(a, b, rule.max_value_tokens)
+    for gap_a, gap_b, before, after_a, after_b in substituted:
         if not (gap_a and gap_b):
+            moved.append((gap_a, gap_b, before, after_a, after_b))  # inserted or deleted
             continue
+        if "".join(gap_a) == "".join(gap_b):
+            continue  # a word split or joined by a space or a mark
         interior = before is not None and after_a is not None
         nums_a = [t for t in gap_a if _DIGIT.search(t)]
         nums_b = [t for t in gap_b if _DIGIT.search(t)]
@@ -300,14 +347,34 @@ def _value_changes(
             if "".join(nums_a) == "".join(nums_b):
                 continue
             changes += interior
-            hard = hard or any(
-                len(t) >= 5 or _is_date(t, before, after)
-                for t, after in [(t, after_a) for t in nums_a] + [(t, after_b) for t in nums_b]
-            )
+            hard = hard or bool(_dated(gap_a, before, after_a) | _dated(gap_b, before, after_b))
         elif interior and 2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens:
             names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
     na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
+    moved_a: set[str] = set()
+    moved_b: set[str] = set()
+    for gap_a, gap_b, before, after_a, after_b in moved:
+        dated_a, dated_b = _dated(gap_a, before, after_a), _dated(gap_b, before, after_b)
+        hard = hard or bool(dated_a - nb and dated_b - na)  # a date rewritten in place
+        if len(gap_a) <= rule.max_value_tokens:
+            moved_a |= dated_a
+        if len(gap_b) <= rule.max_value_tokens:
+            moved_b |= dated_b
+    hard = hard or bool(moved_a - nb and moved_b - na)
     return changes, names, hard or _numbers_differ(na, nb)
+
+
+def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str]:
+    """The years, dates, ordinals and identifiers (5 or more digits) in a gap; a number is
+    read with the tokens around it."""
+    found = set()
+    for k, t in enumerate(gap):
+        if _DIGIT.search(t):
+            prev = gap[k - 1] if k else before
+            nxt = gap[k + 1] if k + 1 < len(gap) else after
+            if len(t) >= 5 or _is_date(t, prev, nxt):
+                found.add(t)
+    return found
 
 
 def _typos(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
@@ -326,11 +393,12 @@ def _typos(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
             run_a, run_b = "", ""
     if run_a:
         runs.append((run_a, run_b))
-    return all(len(x) == 1 or _homophones(x, y) for x, y in runs)
+    return all(len(x) == 1 or _misheard(x, y) <= len(x) // 2 for x, y in runs)
 
 
-def _homophones(a: str, b: str) -> bool:
-    """Each character of ``a`` shares a reading (tone aside) with the one of ``b`` at its place."""
+def _misheard(a: str, b: str) -> int:
+    """How many characters of ``a`` share no reading (tone aside) with the one of ``b`` at
+    their place: 0 for homophones throughout (合力 / 和利)."""
     from pypinyin import Style, pinyin
 
     def readings(text: str) -> list[set[str]]:
@@ -338,7 +406,9 @@ def _homophones(a: str, b: str) -> bool:
         return [set(r) - {""} for r in found]
 
     ra, rb = readings(a), readings(b)
-    return len(ra) == len(rb) == len(a) and all(x & y for x, y in zip(ra, rb, strict=True))
+    if not len(ra) == len(rb) == len(a):
+        return len(a)
+    return sum(not (x & y) for x, y in zip(ra, rb, strict=True))
 
 
 @dataclass(frozen=True)
