@@ -102,3 +102,20 @@ def test_compiled_path_on_real_text(shared_data):
         assert normalize_many(texts) == [normalize(t) for t in texts], name
         punct = FILTERING[0]
         assert normalize_many(texts, punct) == [normalize(t, punct) for t in texts], name
+
+
+def test_cached_table_is_keyed_on_its_builder(tmp_path, monkeypatch):
+    """A table cached by other builder code is never reused: the cache name holds a digest of
+    the module that builds it and the Unicode version."""
+    import hashlib
+    import unicodedata
+    from pathlib import Path
+
+    from neardup import _normtable
+    from neardup.normalize import _INVISIBLE
+
+    monkeypatch.setenv("NEARDUP_CACHE", str(tmp_path))
+    name = _normtable._cache_file().name
+    digest = hashlib.sha256(Path(_normtable.__file__).read_bytes())
+    digest.update(_INVISIBLE.pattern.encode())
+    assert name == f"normtable-{digest.hexdigest()[:12]}-unicode{unicodedata.unidata_version}.npy"

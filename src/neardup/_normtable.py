@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-TABLE_VERSION = 1
 DELETE = 0xFFFFFFFF
 SPACE = 0xFFFFFFFE
 COMPLEX = 0xFFFFFFFD
@@ -94,8 +93,22 @@ def _cache_file() -> Path:
     root = os.environ.get("NEARDUP_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "neardup"
     )
-    name = f"normtable-v{TABLE_VERSION}-unicode{unicodedata.unidata_version}.npy"
+    name = f"normtable-{source_digest()}-unicode{unicodedata.unidata_version}.npy"
     return Path(root) / name
+
+
+@lru_cache(maxsize=1)
+def source_digest() -> str:
+    """What the table is built from — this module's code and the invisible-character pattern
+    — as a short digest: a cached table is used only if it was built from the same (no
+    hand-bumped version to forget)."""
+    import hashlib
+
+    from .normalize import _INVISIBLE
+
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(_INVISIBLE.pattern.encode())
+    return digest.hexdigest()[:12]
 
 
 @lru_cache(maxsize=1)
