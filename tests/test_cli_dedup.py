@@ -375,3 +375,22 @@ def test_paragraph_pairs_report_partial_duplicates_without_removing_them(tmp_pat
         assert json.loads(pairs[key]["evidence"])["containment"] == "partial"
     removed = {r["id"] for r in read_clusters(out) if r["representative_id"] != r["id"]}
     assert removed == {"4"}
+
+
+def test_keep_container_on_the_command_line(tmp_path, capsys):
+    """``--keep container`` keeps the full story over an earlier excerpt of it; a method
+    without containment evidence is refused with a fix-it message, not a traceback."""
+    from test_methods import PARA
+
+    path = tmp_path / "in.jsonl"
+    texts = ["\n".join(PARA[:2]), "\n".join(PARA)]
+    path.write_bytes(b"".join(orjson.dumps({"text": t}) + b"\n" for t in texts))
+    out = tmp_path / "out"
+    args = ["dedup", str(path), "-o", str(out), "--quiet", "--keep", "container"]
+    assert main([*args, "--method", "paragraph"]) == 0
+    removed = {r["id"] for r in read_clusters(out) if r["representative_id"] != r["id"]}
+    assert removed == {"1"}
+    capsys.readouterr()
+    assert main([*args, "--method", "auto"]) == 2
+    err = capsys.readouterr().err
+    assert "--method paragraph" in err and "Traceback" not in err

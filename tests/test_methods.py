@@ -619,3 +619,33 @@ def test_copy_rule_verdict_does_not_depend_on_pair_order():
     assert forward.copy.sum() > 20
     for name in ("copy", "value_changes", "year_change", "similarity"):
         assert np.array_equal(getattr(forward, name), getattr(backward, name)), name
+
+
+def test_keep_container_keeps_the_document_that_holds_the_others():
+    """``keep="container"``: whatever the input order, a document contained in another (its
+    pairs' evidence says so) is removed in favour of the container; ``keep="first"`` keeps the
+    earlier one, as online. Only the paragraph method reports containment."""
+    from neardup import dedup_texts
+
+    excerpt, story = "\n".join(PARA[:2]), "\n".join(PARA)
+    other = "体育新闻：足球联赛今晚继续进行，主队在主场迎战客队，比赛吸引大量球迷到场观看。"
+    texts = [excerpt, other, story, excerpt + "\n编者按：此文值得一读，转给大家。"]
+    method = create("paragraph")
+    pairs = method.find_pairs(texts)
+    inside = {
+        (a, b) if ev["containment"] == "a_in_b" else (b, a)
+        for (a, b), ev in pairs.evidence.items()
+        if ev["containment"] in ("a_in_b", "b_in_a")
+    }
+    assert (0, 2) in inside  # the excerpt is inside the story (the oracle below relies on it)
+    first = dedup_texts(texts, method="paragraph").clusters.representative.tolist()
+    assert first[2] == 0  # input order: the story goes, the excerpt stays
+    rep = dedup_texts(texts, method="paragraph", keep="container").clusters.representative
+    kept = {i for i in range(len(texts)) if rep[i] == i}
+    assert 2 in kept and 0 not in kept and 1 in kept
+    for small, big in inside:  # no kept document is contained in another kept one
+        assert not (small in kept and big in kept)
+    with pytest.raises(ConfigError, match="paragraph"):
+        dedup_texts(texts, method="auto", keep="container")
+    with pytest.raises(ConfigError, match="greedy"):
+        dedup_texts(texts, method="paragraph", keep="container", clusters="components")

@@ -8,6 +8,10 @@ Two rules (``CLUSTER_RULES``):
   document it matches best (highest closeness, ties to the earliest), otherwise it is kept. So
   clusters do not chain: every duplicate was verified against its own representative. Inserting a
   corpus document by document through the online detector gives the same answer (``keep="first"``).
+  ``keep="container"`` (batch only, ``paragraph``): every document is taken after the documents
+  its evidence says contain it, so a repost with commentary, a digest or the source of an
+  excerpt is kept and what it contains is removed, whatever the input order — outside the
+  online rule, which keeps the earlier document.
 - ``components``: connected components of the pair graph (iterative union-find); the
   representative is the first (or longest) member. A batch-only option: A~B and B~C put A and C
   together although nothing compared them.
@@ -29,8 +33,11 @@ import numpy as np
 
 from .errors import ConfigError
 
-KEEP_RULES = ("first", "longest")
+KEEP_RULES = ("first", "longest", "container")
+#: ``container`` follows containment evidence of one local run: not on Spark, not online.
+DISTRIBUTED_KEEP_RULES = ("first", "longest")
 CLUSTER_RULES = ("greedy", "components")
+MAX_LEVELS = 64  # containment depth considered by keep="container"
 
 
 @numba.njit(cache=True, nogil=True)
@@ -141,15 +148,46 @@ def greedy_representatives(
     return rep, rep_pair
 
 
-def processing_order(n: int, *, keep: str, lengths: np.ndarray | None) -> np.ndarray:
-    """Input order for ``keep="first"``; longest first, then input order, for ``"longest"``."""
+def processing_order(
+    n: int,
+    *,
+    keep: str,
+    lengths: np.ndarray | None,
+    containers: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """Input order for ``keep="first"``; longest first, then input order, for ``"longest"``;
+    for ``"container"``, every document after the documents that contain it (``containers``:
+    ``(container, contained)`` position arrays), then input order."""
     if keep not in KEEP_RULES:
         raise ConfigError(f"keep={keep!r} is not supported; choose one of {', '.join(KEEP_RULES)}")
     if keep == "first":
         return np.arange(n, dtype=np.int64)
+    if keep == "container":
+        if containers is None:
+            raise ConfigError(
+                "keep='container' needs which document contains which: only the paragraph "
+                "method reports it (--method paragraph); use --keep first or longest otherwise"
+            )
+        level = containment_levels(n, *containers)
+        return np.lexsort((np.arange(n), level)).astype(np.int64)
     if lengths is None or len(lengths) != n:
         raise ConfigError("keep='longest' needs the text length of every document")
     return np.lexsort((np.arange(n), -np.asarray(lengths, np.int64))).astype(np.int64)
+
+
+def containment_levels(n: int, container: np.ndarray, contained: np.ndarray) -> np.ndarray:
+    """How deep each document sits under documents that contain it (0: contained in none; a
+    digest's story 1, an excerpt of that story 2). Relations that loop (possible only between
+    near-equal shares) stop deepening after ``MAX_LEVELS`` rounds."""
+    container = np.asarray(container, np.int64)
+    contained = np.asarray(contained, np.int64)
+    level = np.zeros(n, np.int64)
+    for _ in range(MAX_LEVELS):
+        before = level.copy()
+        np.maximum.at(level, contained, level[container] + 1)
+        if np.array_equal(before, level):
+            break
+    return level
 
 
 def clusters_from_representatives(representative: np.ndarray) -> Clusters:

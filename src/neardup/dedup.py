@@ -148,6 +148,23 @@ def dedup_with(
     return result
 
 
+def containers(method_name: str, pairs: PairSet) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(container, contained)`` positions of the pairs whose evidence says one document holds
+    the other (``a_in_b``/``b_in_a``); None for a method that does not report containment
+    (only ``paragraph`` does)."""
+    if method_name != "paragraph":
+        return None
+    outer, inner = [], []
+    for (a, b), ev in pairs.evidence.items():
+        if ev.get("containment") == "a_in_b":
+            outer.append(b)
+            inner.append(a)
+        elif ev.get("containment") == "b_in_a":
+            outer.append(a)
+            inner.append(b)
+    return np.asarray(outer, np.int64), np.asarray(inner, np.int64)
+
+
 def cluster_result(
     method_name: str,
     pairs: PairSet,
@@ -169,12 +186,22 @@ def cluster_result(
         )
     default = method_name if method_name in METHODS else "exact"
     if clusters == "components":
+        if keep == "container":
+            raise ConfigError(
+                "keep='container' orders the greedy rule; with clusters='components' use "
+                "keep='first' or 'longest'"
+            )
         found = cluster_pairs(n, pairs.left, pairs.right, keep=keep, lengths=lengths)
         dist, sim, code = evidence_to_representative(
             pairs, found, default_method=default, fingerprints=fingerprints
         )
         return DedupResult(method_name, pairs, found, dist, sim, code, {}, fingerprints)
-    order = processing_order(n, keep=keep, lengths=lengths)
+    order = processing_order(
+        n,
+        keep=keep,
+        lengths=lengths,
+        containers=containers(method_name, pairs) if keep == "container" else None,
+    )
     links = pairs.unit_links()
     unit = np.arange(n, dtype=np.int64)
     unit[pairs.right[links]] = pairs.left[links]

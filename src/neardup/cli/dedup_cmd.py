@@ -84,7 +84,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--keep",
         choices=KEEP_RULES,
         default="first",
-        help="which member of a cluster is kept (default: first)",
+        help="which member of a cluster is kept (default: first, as online); longest; "
+        "container (paragraph method, batch only): the document that contains the others",
     )
     p.add_argument(
         "--clusters",

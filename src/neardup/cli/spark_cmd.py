@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cluster import KEEP_RULES
+from ..cluster import DISTRIBUTED_KEEP_RULES
 from ..errors import ConfigError, NeardupError
 from ..methods import SPARK_DEFAULT_METHOD
 from ..readers import ON_ERROR
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("jsonl", "parquet"), help="input format (default: name)")
     p.add_argument("--text-field", default="text", help="field holding the text (default: text)")
     p.add_argument("--id-field", help="field holding the id (default: the record number)")
-    p.add_argument("--keep", choices=KEEP_RULES, default="first", help="default: first")
+    p.add_argument("--keep", choices=DISTRIBUTED_KEEP_RULES, default="first", help="default: first")
     p.add_argument("--on-error", choices=ON_ERROR, default="fail", help="default: fail")
     p.add_argument("--partitions", type=int, help="shuffle partitions (default: 2 x cores)")
     p.add_argument(

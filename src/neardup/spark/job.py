@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..cluster import KEEP_RULES
+from ..cluster import DISTRIBUTED_KEEP_RULES
 from ..config import FINGERPRINT_VERSION
 from ..errors import ConfigError, InputError
 from ..index.layout import choose_blocks, make_layout
@@ -220,8 +220,10 @@ def _checked_config(method: str, options: dict[str, Any], *, keep: str, on_error
             f"spark-dedup runs the methods {', '.join(SPARK_METHODS)}, not {method!r}; "
             "use `neardup dedup` for it"
         )
-    if keep not in KEEP_RULES:
-        raise ConfigError(f"keep={keep!r} is not supported; choose one of {', '.join(KEEP_RULES)}")
+    if keep not in DISTRIBUTED_KEEP_RULES:
+        raise ConfigError(
+            f"keep={keep!r} is not supported; choose one of {', '.join(DISTRIBUTED_KEEP_RULES)}"
+        )
     if on_error not in ON_ERROR:
         raise ConfigError(f"on_error={on_error!r} is not supported; choose 'fail' or 'skip'")
     config = create(method, **options).config  # validates the options on the driver
