@@ -15,7 +15,8 @@ Composition (fixed by ``--seed 0`` and the counts; sources are CCTV 新闻联播
   it), ``excerpt`` (30-70 % of its paragraphs, in order), ``lead`` (its first paragraph replaced
   by one from an unused story), and ``digest`` (the first 1-2 paragraphs of at least 60
   characters of each of 2-4 stories, one document; a labelled pair per story — CCTV stories
-  often open with a bare dateline line or headline, which a digest does not quote as text).
+  often open with a bare dateline line or headline, which a digest does not quote as text, and
+  a story without such a paragraph, e.g. a programme rundown of short headlines, is skipped).
 
 A labelled pair is (source, its copy) or (digest, each story in it). What a method **reports**
 is its verified pairs (``neardup dedup --pairs``): precision is the share of reported pairs that
@@ -66,9 +67,18 @@ def stories(seed: int) -> list[list[str]]:
 
 
 def substantive(paras: list[str]) -> list[str]:
-    """A story's paragraphs of at least ``DIGEST_MIN_CHARS`` characters (all, if none is):
-    a digest quotes text, not the dateline line "央视网消息（新闻联播）：" or a bare headline."""
-    return [p for p in paras if len(p) >= DIGEST_MIN_CHARS] or paras
+    """A story's paragraphs of at least ``DIGEST_MIN_CHARS`` characters: a digest quotes text,
+    not the dateline line "央视网消息（新闻联播）：", a bare headline or the "本期节目主要内容："
+    line of a programme rundown (a story with no such paragraph is not put in a digest)."""
+    return [p for p in paras if len(p) >= DIGEST_MIN_CHARS]
+
+
+def _quotable(pool) -> list[str]:
+    """The next story of ``pool`` with a paragraph a digest can quote (others are skipped)."""
+    story = next(pool)
+    while not substantive(story):
+        story = next(pool)
+    return story
 
 
 def build(background: int, per_kind: int, seed: int):
@@ -94,7 +104,7 @@ def build(background: int, per_kind: int, seed: int):
     for kind in KINDS:
         for _ in range(per_kind):
             if kind == "digest":
-                parts = [next(pool) for _ in range(rng.randint(2, 4))]
+                parts = [_quotable(pool) for _ in range(rng.randint(2, 4))]
                 ids = [add(p) for p in parts]
                 taken = [substantive(p)[: rng.randint(1, 2)] for p in parts]
                 digest = add([q for t in taken for q in t])
