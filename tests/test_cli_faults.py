@@ -21,7 +21,9 @@ import pytest
 import zstandard
 
 import neardup
-from neardup.cli import dedup_cmd, main, outputs
+from neardup.cli import main
+from neardup.pipeline import outputs
+from neardup.pipeline import run as pipeline_run
 from neardup.readers import Skipped
 
 
@@ -141,7 +143,7 @@ def test_a_failure_before_publishing_keeps_the_old_run(tmp_path, two_inputs, mon
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(dedup_cmd, "write_clusters", broken)
+    monkeypatch.setattr(pipeline_run, "write_clusters", broken)
     with pytest.raises(OSError, match="disk full"):
         dedup(packed, out, "--method", "ngram")
     assert assert_one_complete_run(out)["run_id"] == first["run_id"]
@@ -149,7 +151,8 @@ def test_a_failure_before_publishing_keeps_the_old_run(tmp_path, two_inputs, mon
 
 KILL_AFTER_KEPT = """
 import os, signal, sys
-from neardup.cli import dedup_cmd, main, outputs
+from neardup.cli import main
+from neardup.pipeline import outputs
 move = outputs._move
 def move_then_die(source, target):
     move(source, target)

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from pathlib import Path
 
-from .. import __version__
-from ..config import FINGERPRINT_VERSION
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD
 from ..readers import ON_ERROR
 from .options import METHOD_NAMES, add_workers_option, method_options
@@ -75,59 +71,25 @@ def _options(args: argparse.Namespace, names: list[str]) -> dict[str, dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluate import datasets
-    from ..evaluate.metrics import CONVENTIONS
-    from ..evaluate.report import write_report
-    from ..evaluate.run import evaluate_clusters, evaluate_pairs
+    from ..evaluate.run import evaluate_file
 
     names = _methods(args)
-    options = _options(args, names)
-    out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        raise InputError("exists and is not a directory", source=str(out))
-    kind = args.kind or datasets.detect_kind(args.data)
-    t0 = time.perf_counter()
-    if kind == "pairs":
-        corpus = datasets.load_corpus(args.corpus) if args.corpus else None
-        data = datasets.load_pairs(
-            args.data, label_field=args.label_field, on_error=args.on_error, corpus=corpus
-        )
-        records = len(data.labels)
-    else:
-        data = datasets.load_clusters(
-            args.data, cluster_field=args.cluster_field, on_error=args.on_error
-        )
-        records = len(data.ids)
-    load_seconds = time.perf_counter() - t0
-    if kind == "pairs":
-        results = evaluate_pairs(
-            data, names, sweep=args.sweep, options=options, workers=args.workers
-        )
-    else:
-        results = evaluate_clusters(data, names, options=options, workers=args.workers)
-    report = {
-        "neardup_version": __version__,
-        "fingerprint_version": FINGERPRINT_VERSION,
-        "input": str(Path(args.data).resolve()),
-        "sha256": datasets.sha256(args.data),
-        "kind": kind,
-        "label_field": args.label_field if kind == "pairs" else args.cluster_field,
-        "records": records,
-        "skipped": dict(data.skipped),
-        "positives": int(data.labels.sum()) if kind == "pairs" else None,
-        "methods": names,
-        "sweep": bool(args.sweep),
-        "conventions": CONVENTIONS,
-        "seconds": {"load": round(load_seconds, 4)},
-        "results": results,
-    }
-    try:
-        _json, html_path = write_report(report, out)
-    except OSError as exc:
-        raise InputError(f"cannot write the report ({exc.strerror})", source=str(out)) from None
+    report, html_path = evaluate_file(
+        args.data,
+        args.output,
+        methods=names,
+        options=_options(args, names),
+        kind=args.kind,
+        label_field=args.label_field,
+        cluster_field=args.cluster_field,
+        corpus=args.corpus,
+        on_error=args.on_error,
+        sweep=args.sweep,
+        workers=args.workers,
+    )
     if not args.quiet:
-        for name, e in results.items():
-            s = e["at_default_threshold"] if kind == "pairs" else e["scores"]
+        for name, e in report["results"].items():
+            s = e["at_default_threshold"] if report["kind"] == "pairs" else e["scores"]
             print(
                 f"neardup: {name}: precision {s['precision']:.3f} recall {s['recall']:.3f} "
                 f"F1 {s['f1']:.3f}",

@@ -10,10 +10,10 @@ from pathlib import Path
 import orjson
 
 from ..errors import InputError
+from ..pipeline.reading import progress, warn_lost_tail
 from ..readers import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
 from .detector_options import DEFAULT_DB, add_detector_options, open_detector, open_store_for
 from .options import add_workers_option, record_reader
-from .reading import progress, warn_lost_tail
 
 
 def register(sub: argparse._SubParsersAction) -> None:

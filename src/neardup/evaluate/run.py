@@ -1,9 +1,11 @@
-"""Scoring methods on labelled data: the numbers behind ``neardup eval``."""
+"""Scoring methods on labelled data: the numbers behind ``neardup eval``, and the whole run
+(:func:`evaluate_file`: load, score, write the report) that the command calls."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -104,3 +106,69 @@ def evaluate_clusters(
             "documents_per_second": round(len(data.texts) / seconds, 1) if seconds > 0 else None,
         }
     return results
+
+
+def evaluate_file(
+    data_path: str,
+    output: str,
+    *,
+    methods: Sequence[str],
+    options: dict[str, dict[str, Any]],
+    kind: str | None = None,
+    label_field: str = "label",
+    cluster_field: str = "cluster",
+    corpus: str | None = None,
+    on_error: str = "fail",
+    sweep: bool = False,
+    workers: int | None = None,
+) -> tuple[dict[str, Any], Path]:
+    """Score ``methods`` on the labelled file ``data_path`` (pairs or a clustered corpus; ``kind``
+    None: from its fields) and write ``output``/report.json and report.html; the report and the
+    HTML page's path."""
+    from .. import __version__
+    from ..config import FINGERPRINT_VERSION
+    from ..errors import InputError
+    from . import datasets
+    from .metrics import CONVENTIONS
+    from .report import write_report
+
+    out = Path(output)
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a directory", source=str(out))
+    kind = kind or datasets.detect_kind(data_path)
+    t0 = time.perf_counter()
+    if kind == "pairs":
+        texts = datasets.load_corpus(corpus) if corpus else None
+        data = datasets.load_pairs(
+            data_path, label_field=label_field, on_error=on_error, corpus=texts
+        )
+        records = len(data.labels)
+    else:
+        data = datasets.load_clusters(data_path, cluster_field=cluster_field, on_error=on_error)
+        records = len(data.ids)
+    load_seconds = time.perf_counter() - t0
+    if kind == "pairs":
+        results = evaluate_pairs(data, methods, sweep=sweep, options=options, workers=workers)
+    else:
+        results = evaluate_clusters(data, methods, options=options, workers=workers)
+    report = {
+        "neardup_version": __version__,
+        "fingerprint_version": FINGERPRINT_VERSION,
+        "input": str(Path(data_path).resolve()),
+        "sha256": datasets.sha256(data_path),
+        "kind": kind,
+        "label_field": label_field if kind == "pairs" else cluster_field,
+        "records": records,
+        "skipped": dict(data.skipped),
+        "positives": int(data.labels.sum()) if kind == "pairs" else None,
+        "methods": list(methods),
+        "sweep": bool(sweep),
+        "conventions": CONVENTIONS,
+        "seconds": {"load": round(load_seconds, 4)},
+        "results": results,
+    }
+    try:
+        _json, html_path = write_report(report, out)
+    except OSError as exc:
+        raise InputError(f"cannot write the report ({exc.strerror})", source=str(out)) from None
+    return report, html_path

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +14,9 @@ from ..dedup import DedupResult
 from ..inputs import Inputs
 from .outputs import REPORT, REPORT_DATA, TABLES_FILE
 from .reading import Batch
+
+if TYPE_CHECKING:
+    from .run import DedupOptions
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +62,7 @@ def reference_summary(inputs: Inputs, ref: Batch) -> dict[str, Any]:
 
 
 def build_summary(
-    args: argparse.Namespace,
+    args: DedupOptions,
     method: Any,
     inputs: Inputs,
     batch: Batch,

@@ -1,0 +1,350 @@
+"""One ``neardup dedup`` run in the library: read the inputs, let the method decide, write the
+outputs and the summary — what the ``dedup`` command, and any program, runs.
+
+:class:`DedupOptions` holds what a run needs (the command line maps onto it one to one);
+:func:`run_dedup` runs it and returns the published summary. The inputs are read as one stream
+of documents (:mod:`neardup.inputs`); the method decides (:mod:`neardup.dedup`, or
+:mod:`neardup.against` with ``against``); the outputs are staged and published together
+(:mod:`neardup.pipeline.outputs`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from ..against import against_result
+from ..cluster import CLUSTER_RULES, KEEP_RULES
+from ..dedup import DedupResult, cluster_result, dedup_with
+from ..errors import ConfigError
+from ..inputs import STDIN, Inputs
+from ..kept import per_input_name, single_name, write_jsonl, write_single
+from ..methods import create
+from ..parallel import resolve_workers
+from ..readers import FORMATS, ON_ERROR
+from ..report.page import render as render_report
+from ..report.sample import report_data, texts_from_records
+from .outputs import (
+    REPORT,
+    REPORT_DATA,
+    STAGE_PREFIX,
+    TABLES_FILE,
+    prepare_output,
+    publish,
+    write_clusters,
+    write_pairs,
+    write_skipped,
+    write_summary,
+)
+from .reading import Batch, read_all
+from .summary import Kept, build_summary, reference_summary
+
+KEPT_MODES = ("per-input", "single", "-")
+
+
+@dataclass(frozen=True)
+class DedupOptions:
+    """What one run needs; the fields are the ``neardup dedup`` options of the same names."""
+
+    input: tuple[str, ...]
+    output: str
+    method: str
+    options: dict[str, Any] = field(default_factory=dict)
+    text_field: str = "text"
+    id_field: str | None = None
+    format: str | None = None
+    on_error: str = "fail"
+    against: str | None = None
+    tables: str | None = None
+    keep: str = "first"
+    clusters: str = "greedy"
+    kept: str = "per-input"
+    pairs: bool = False
+    report: bool = False
+    quiet: bool = True
+    workers: int | None = None
+
+    def __post_init__(self) -> None:
+        for name, allowed in (
+            ("keep", KEEP_RULES),
+            ("clusters", CLUSTER_RULES),
+            ("kept", KEPT_MODES),
+            ("on_error", ON_ERROR),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ConfigError(
+                    f"{name}={getattr(self, name)!r} is not supported; choose one of "
+                    f"{', '.join(allowed)}"
+                )
+        if self.format is not None and self.format not in FORMATS:
+            raise ConfigError(
+                f"format={self.format!r} is not supported; choose one of {', '.join(FORMATS)}"
+            )
+        if not self.input:
+            raise ConfigError("no input given: name at least one file, directory or pattern")
+
+
+def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
+    """Run ``args`` to the end: the published summary and the output directory."""
+    t_start = time.perf_counter()
+    method = create(args.method, tables=load_tables(args.tables), **args.options)
+    check_against(args)
+    out = spool = None
+    if STDIN in (*args.input, args.against):  # standard input is copied next to the outputs
+        out = prepare_output(args.output)
+        spool = out / f"{STAGE_PREFIX}{uuid.uuid4().hex}.stdin"
+        spool.mkdir()
+    try:
+        inputs = open_inputs(args, list(args.input), spool)
+        reference: Inputs | str | None = args.against  # a store URL stays a string
+        if args.against and not is_store_url(args.against):
+            reference = open_inputs(args, [args.against], spool)
+        out = out or prepare_output(args.output)  # after the inputs are found readable
+        return dedup_run(args, method, inputs, reference, out, t_start), out
+    finally:
+        if spool is not None:
+            shutil.rmtree(spool, ignore_errors=True)
+
+
+def load_tables(path: str | None):
+    """The frozen table of ``--tables`` (None: the method fits its own)."""
+    if not path:
+        return None
+    from ..methods.auto import CommonGrams
+
+    return CommonGrams.load(path)
+
+
+def is_store_url(spec: str | None) -> bool:
+    return spec is not None and "://" in spec
+
+
+def open_inputs(args: DedupOptions, specs: list[str], spool) -> Inputs:
+    return Inputs(
+        specs,
+        text_field=args.text_field,
+        id_field=args.id_field,
+        fmt=args.format,
+        on_error=args.on_error,
+        spool=spool,
+    )
+
+
+def check_against(args: DedupOptions) -> None:
+    """Refuse what ``--against`` cannot do, with the reason."""
+    if not args.against:
+        return
+    if args.keep != "first" or args.clusters != "greedy":
+        raise ConfigError(
+            "--against keeps every reference document and matches each input document to the "
+            "reference alone; drop --keep longest / --clusters components"
+        )
+    if args.pairs:
+        raise ConfigError("--pairs is not available with --against yet; clusters.csv holds "
+                          "each removed document's reference match")  # fmt: skip
+    if args.against == STDIN and STDIN in args.input:
+        raise ConfigError("standard input ('-') can be the input or the reference, not both")
+
+
+def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out, t_start) -> dict:
+    """Read, decide, write: the summary of the published run."""
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    ref = ref_summary = None
+    if isinstance(reference, str):  # a store: the detector decides, with the store's settings
+        method, both, result, ref_summary = against_store(args, method, inputs, reference, timings)
+        reference = None
+    else:
+        batch = read_all(inputs, method, quiet=args.quiet)
+        ref = read_all(reference, method, quiet=args.quiet) if reference is not None else None
+        both = batch if ref is None else ref.joined(batch)
+        timings["read" if batch.fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
+        result = find_duplicates(args, method, both, timings)
+    t0 = time.perf_counter()
+    report = run_report_data(method, result, both, inputs, reference)
+    timings["report_sample"] = time.perf_counter() - t0
+    both.texts = []  # not needed any more
+
+    run_id = uuid.uuid4().hex
+    stage = out / (STAGE_PREFIX + run_id)
+    stage.mkdir()
+    try:
+        t0 = time.perf_counter()
+        kept = write_outputs(stage, args, method, inputs, both, result)
+        (stage / REPORT_DATA).write_bytes(orjson.dumps(report))
+        timings["write"] = time.perf_counter() - t0
+        timings["total"] = time.perf_counter() - t_start
+        summary = build_summary(args, method, inputs, both, result, kept, timings)
+        if ref is not None:
+            summary["reference"] = reference_summary(reference, ref)
+        if ref_summary is not None:
+            summary["reference"] = ref_summary
+        if args.report:  # built from the summary as published, so `neardup report` agrees
+            t0 = time.perf_counter()
+            page = render_report({"run_id": run_id, **summary}, report)
+            (stage / REPORT).write_text(page, encoding="utf-8")
+            summary["seconds"]["report"] = round(time.perf_counter() - t0, 4)
+        write_summary(stage, run_id, summary)
+        publish(stage, out)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return summary
+
+
+def against_store(args, method, inputs: Inputs, url: str, timings) -> tuple:
+    """``--against STORE``: the input read with its texts, each checked against the store's
+    kept documents (:func:`neardup.against.match_store`); the matched stored documents are the
+    reference positions. Returns the detector's method (its settings are the store's), the
+    joined batch, the result and the reference's summary."""
+    from ..against import match_store
+    from ..online import Detector
+    from ..store import open_store
+    from ..store.url import redact
+
+    store = open_store(url, read_only=True)
+    try:
+        detector = Detector(
+            store=store,
+            method=method.name,
+            options=dict(args.options),
+            tables=getattr(method, "given_tables", None),  # --tables, loaded once
+        )
+        detector.method.workers = resolve_workers(args.workers)  # preparing the input
+        t0 = time.perf_counter()
+        batch = read_all(inputs, method, quiet=args.quiet, keep_texts=True)
+        timings["read"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        found = match_store(detector, batch.texts)
+        timings["check_against_store"] = time.perf_counter() - t0
+        stored = len(detector)
+    finally:
+        store.close()
+    n_ref = len(found.ids)
+    ref = Batch(found.ids, [0] * n_ref, [-1] * n_ref, found.lengths, found.texts, [], None)
+    both = ref.joined(batch)
+    result = against_result(detector.method.name, found.pairs, len(both.ids), n_reference=n_ref)
+    summary = {"store": redact(url), "documents": stored, "matched": n_ref}
+    return detector.method, both, result, summary
+
+
+def find_duplicates(args, method, batch: Batch, timings) -> DedupResult:
+    """Pairs and clusters: from the fingerprints of a streaming method, else from the texts;
+    with ``--against``, by the reference rule of :mod:`neardup.against`."""
+    n = len(batch.ids)
+    if batch.fps is None:
+        keep, rule = ("first", "greedy") if args.against else (args.keep, args.clusters)
+        result = dedup_with(
+            method,
+            batch.texts,
+            keep=keep,
+            lengths=batch.lengths,
+            clusters=rule,
+            workers=args.workers,
+        )
+        timings.update(result.timings)
+        pairs, fps = result.pairs, result.fingerprints
+        if not args.against:
+            return result
+    else:
+        t0 = time.perf_counter()
+        pairs, fps = method.pairs_from_fingerprints(batch.fps), batch.fps
+        timings["find_pairs"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if args.against:
+        result = against_result(method.name, pairs, n, n_reference=batch.start, fingerprints=fps)
+    else:
+        result = cluster_result(
+            method.name,
+            pairs,
+            n,
+            keep=args.keep,
+            lengths=batch.lengths,
+            fingerprints=fps,
+            clusters=args.clusters,
+        )
+    timings["cluster"] = time.perf_counter() - t0
+    return result
+
+
+def run_report_data(method, result, both: Batch, inputs: Inputs, reference) -> dict:
+    """The report's distributions and sample (texts from memory, or one more input pass)."""
+    near = getattr(method, "near_misses", None)
+    thresholds = getattr(method, "thresholds", None)
+
+    def texts_of(positions: list[int]) -> dict[int, str]:
+        if both.texts:
+            return {p: both.texts[p] for p in positions}
+        found: dict[int, str] = {}
+        parts = [(inputs, both.start, len(both.ids))]
+        if reference is not None:
+            parts.append((reference, 0, both.start))
+        for part, lo, hi in parts:
+            for source, reader in enumerate(part.readers):
+                wanted = {
+                    both.numbers[p]: p
+                    for p in positions
+                    if lo <= p < hi and both.sources[p] == source
+                }
+                if wanted:
+                    found.update(texts_from_records(reader, wanted))
+        return found
+
+    return report_data(
+        result,
+        ids=both.ids,
+        lengths=both.lengths,
+        thresholds=thresholds() if thresholds is not None else {},
+        near_misses=near.to_list() if near is not None else [],
+        texts_of=texts_of,
+    )
+
+
+def write_outputs(stage, args, method, inputs: Inputs, both: Batch, result) -> Kept:
+    """Write every output but the summary into ``stage``; where the kept records went.
+
+    ``both`` names every position of ``result``; its ``start`` is the position of the input's
+    first document (after the ``--against`` reference).
+    """
+    start = both.start
+    kept = write_kept_records(stage, args.kept, inputs, both, result)
+    write_clusters(stage / "clusters.csv", both.ids, result, start=start, reference=args.against)
+    if both.skipped:
+        names = [inputs.readers[e.source].source for e in both.skipped] if len(inputs) > 1 else None
+        write_skipped(stage / "skipped.jsonl", [e.item for e in both.skipped], names)
+    if args.pairs:
+        write_pairs(stage / "pairs.csv", both.ids, result)
+    tables = getattr(method, "tables", None)
+    if tables is not None:  # frozen tables the run fitted: the online detector loads them
+        tables.save(stage / TABLES_FILE)
+    return kept
+
+
+def write_kept_records(stage, mode: str, inputs: Inputs, both: Batch, result) -> Kept:
+    """The kept records, as ``--kept`` asks: per input, in one file, or to standard output."""
+    start = both.start
+    is_rep = result.clusters.is_representative[start:]
+    numbers = np.asarray(both.numbers[start:], np.int64)[is_rep]
+    sources = np.asarray(both.sources[start:], np.int64)[is_rep]
+    keeps = [set(numbers[sources == i].tolist()) for i in range(len(inputs))]
+    counts = [len(k) for k in keeps]
+    readers = inputs.readers
+    if mode == "-":
+        write_jsonl(readers, keeps, sys.stdout.buffer)
+        return Kept(["-"] * len(readers), counts)
+    if mode == "single" or len(readers) == 1:
+        name = single_name(readers)
+        write_single(readers, keeps, stage / name)
+        return Kept([name] * len(readers), counts)
+    names = [per_input_name(r, label) for r, label in zip(readers, inputs.labels, strict=True)]
+    for reader, keep, name in zip(readers, keeps, names, strict=True):
+        (stage / name).parent.mkdir(parents=True, exist_ok=True)
+        write_single([reader], [keep], stage / name)
+    return Kept(names, counts)
