@@ -145,7 +145,11 @@ def minhash_pairs(texts: list[str], threshold: float = 0.5) -> set[tuple[int, in
 
 def method_of(spec: str):
     name, _, evidence = spec.removesuffix(PARTIAL).partition(":")
-    return create(name, evidence=evidence) if evidence else create(name)
+    if evidence:
+        return create(name, evidence=evidence)
+    if name == "auto" and spec.endswith(PARTIAL):  # auto reports partial duplicates on request
+        return create(name, partial=True)
+    return create(name)
 
 
 def reported(spec: str, texts: list[str]) -> set[tuple[int, int]]:
@@ -191,7 +195,15 @@ def main() -> None:
     ap.add_argument(
         "--methods",
         nargs="+",
-        default=["paragraph", "paragraph+partial", "paragraph:topic", "auto", "simhash", "minhash"],
+        default=[
+            "paragraph",
+            "paragraph+partial",
+            "paragraph:topic",
+            "auto",
+            "auto+partial",
+            "simhash",
+            "minhash",
+        ],
     )
     ap.add_argument("--no-given", action="store_true", help="skip the given-pairs scoring")
     args = ap.parse_args()

@@ -394,3 +394,28 @@ def test_keep_container_on_the_command_line(tmp_path, capsys):
     assert main([*args, "--method", "auto"]) == 2
     err = capsys.readouterr().err
     assert "--method paragraph" in err and "Traceback" not in err
+
+
+def test_partial_on_the_command_line(tmp_path, capsys):
+    """``--partial`` (auto): pairs.csv gains the paragraphs two documents share
+    (duplicate=false, with the paragraph evidence); nothing more is removed. A method without
+    the option refuses it by name."""
+    from test_methods import PARA
+
+    story = "\n".join(PARA + [p[::-1] for p in PARA])
+    digest = "\n".join(
+        [PARA[0], PARA[1], "气象台预计，明后两天北方地区将迎来大风降温天气，请注意防寒保暖。"]
+    )
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(orjson.dumps({"text": t}) + b"\n" for t in [story, digest]))
+    args = ["dedup", str(path), "--pairs", "--quiet"]
+    assert main([*args, "-o", str(tmp_path / "plain")]) == 0
+    assert main([*args, "-o", str(tmp_path / "partial"), "--partial"]) == 0
+    with open(tmp_path / "partial" / "pairs.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["id_a"], r["id_b"], r["duplicate"]) for r in rows] == [("1", "2", "false")]
+    assert json.loads(rows[0]["evidence"])["matched_paragraphs"] == [[0, 0], [1, 1]]
+    assert read_clusters(tmp_path / "partial") == read_clusters(tmp_path / "plain")
+    capsys.readouterr()
+    assert main([*args, "-o", str(tmp_path / "s"), "--method", "simhash", "--partial"]) == 2
+    assert "does not take --partial" in capsys.readouterr().err

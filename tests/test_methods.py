@@ -649,3 +649,40 @@ def test_keep_container_keeps_the_document_that_holds_the_others():
         dedup_texts(texts, method="auto", keep="container")
     with pytest.raises(ConfigError, match="greedy"):
         dedup_texts(texts, method="paragraph", keep="container", clusters="components")
+
+
+def test_auto_partial_reports_what_paragraphs_share_without_removing_it():
+    """``partial``: a digest quoting one story's paragraphs is not a copy of it (auto keeps
+    both), but is reported as a partial duplicate with the paragraph method's evidence — the
+    same answer as ``paragraph`` on that pair. Batch only: the online detector refuses it."""
+    from neardup import dedup_texts
+
+    other = [
+        "体育新闻：足球联赛今晚继续进行，主队在主场迎战客队，比赛吸引了大量球迷到场观看助威。",
+        "赛后主教练表示，球队在防守端还有提升空间，下一轮将客场挑战积分榜领头的强队。",
+        "据悉，本赛季联赛观众人数创下新高，俱乐部的门票收入与转播收入都有明显增长。",
+    ]
+    story = "\n".join(PARA + [p[::-1] for p in PARA])  # six distinct paragraphs
+    digest = "\n".join(
+        [PARA[0], PARA[1], *other[:2], "气象台预计，明后两天北方地区将迎来大风降温天气。"]
+    )
+    texts = [story, "\n".join(other), digest]
+    plain = dedup_texts(texts, method="auto")
+    result = dedup_texts(texts, method="auto", partial=True)
+    assert result.clusters.representative.tolist() == plain.clusters.representative.tolist()
+    assert plain.related is None
+    para = create("paragraph")  # the oracle: its duplicates and partial duplicates ...
+    both = [para.find_pairs(texts), para.related_pairs]
+    want = {p for ps in both for p in zip(ps.left.tolist(), ps.right.tolist(), strict=True)}
+    copies = set(zip(plain.pairs.left.tolist(), plain.pairs.right.tolist(), strict=True))
+    want -= copies  # ... that are not copies as whole texts
+    got = set(zip(result.related.left.tolist(), result.related.right.tolist(), strict=True))
+    assert got == want and (0, 2) in got  # the story and the digest share two paragraphs
+    evidence = {k: v for ps in both for k, v in ps.evidence.items()}
+    assert result.related.evidence[(0, 2)] == evidence[(0, 2)]
+    verdict = create("auto", partial=True).compare(story, digest)
+    assert not verdict["duplicate"] and verdict["partial_duplicate"]
+    assert verdict["paragraphs"]["matched_paragraphs"] == [[0, 0], [1, 1]]
+    assert "partial_duplicate" not in create("auto").compare(story, digest)
+    with pytest.raises(ConfigError, match="online"):
+        create("auto", partial=True).online_index()

@@ -23,6 +23,7 @@ _FLAG_FIELDS = {
     "verify": "verify",
     "key_length": "key_length",
     "match": "match",
+    "partial": "partial",
 }
 
 
@@ -39,6 +40,14 @@ def add_method_options(parser: argparse.ArgumentParser) -> None:
         "--match",
         choices=("copy", "text"),
         help="auto: 'copy' (is B a copy of A; default) or 'text' (do A and B share text)",
+    )
+    g.add_argument(
+        "--partial",
+        action="store_const",
+        const=True,
+        help="auto: also report partial duplicates of long documents — paragraphs shared, "
+        "whole texts not copies — as the paragraph method finds them (pairs.csv rows with "
+        "duplicate=false; never removed; batch runs only)",
     )
     g.add_argument("--max-distance", type=int, help="largest Hamming distance of a duplicate (k)")
     g.add_argument(

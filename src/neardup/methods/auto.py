@@ -81,6 +81,7 @@ class AutoConfig:
     text_threshold: float = 0.5
     strip_markup: bool = True
     fold_traditional: bool = True
+    partial: bool = False
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
@@ -101,6 +102,8 @@ class AutoConfig:
             raise ConfigError(f"common_share={self.common_share!r} must be in (0, 1]")
         if not 0.0 < float(self.text_threshold) <= 1.0:
             raise ConfigError(f"text_threshold={self.text_threshold!r} must be in (0, 1]")
+        if not isinstance(self.partial, bool):
+            raise ConfigError(f"partial={self.partial!r} must be true or false")
         self.rule()  # validates the copy-rule fields
 
     def rule(self) -> CopyRule:
@@ -235,6 +238,11 @@ class AutoMethod:
     def online_index(self) -> Any:
         from .incremental import AutoOnline
 
+        if self.config.partial:
+            raise ConfigError(
+                "partial=true reports partial duplicates of a batch run (neardup dedup --pairs); "
+                "the online detector (index, serve) decides duplicates only: drop --partial"
+            )
         return AutoOnline(self)
 
     def persisted(self) -> dict[str, Any]:
@@ -243,8 +251,10 @@ class AutoMethod:
         from ..markup import MARKUP_VERSION
 
         table = self.tables if self.tables is not None else CommonGrams.empty()
+        config = self.config.to_dict()
+        del config["partial"]  # what a batch run reports beside its decisions, not a decision
         return {
-            **self.config.to_dict(),
+            **config,
             "rule_version": RULE_VERSION,
             "markup_version": MARKUP_VERSION,
             "common_grams": table.digest(),
@@ -495,7 +505,38 @@ class AutoMethod:
             "verified_pairs": int(ok.sum()),
         }
         verified = PairSet.build(reps[left[ok]], reps[right[ok]], method="auto", similarity=sim[ok])
-        return PairSet.concat([exact_copy_pairs(first, group, copies), verified])
+        found = PairSet.concat([exact_copy_pairs(first, group, copies), verified])
+        if self.config.partial:
+            self.related_pairs = self._partial_pairs(texts, found)
+            clock.lap("partial")
+            self.timings = clock.laps
+            self.stats["partial_pairs"] = len(self.related_pairs)
+        return found
+
+    def _paragraph(self) -> Any:
+        """The ``paragraph`` method that finds partial duplicates for ``partial``."""
+        from .paragraph import ParagraphConfig, ParagraphMethod
+
+        return ParagraphMethod(ParagraphConfig(normalize=self.config.normalize))
+
+    def _partial_pairs(self, texts: Sequence[str], found: PairSet) -> PairSet:
+        """``partial``: pairs of documents that share paragraphs (the ``paragraph`` method's
+        evidence and decision, both its duplicates and its partial duplicates) without being
+        copies as whole texts — reported with their paragraph evidence, never removed."""
+        para = self._paragraph()
+        para.inner.workers = self.workers
+        shares = para.shares(texts)
+        shared = np.minimum(shares.covered_a, shares.covered_b)
+        related = shared >= para.min_shared
+        n = np.int64(len(texts))
+        related &= ~np.isin(shares.a * n + shares.b, found.left * n + found.right)
+        return PairSet.build(
+            shares.a[related],
+            shares.b[related],
+            method="paragraph",
+            similarity=shares.score[related],
+            evidence=shares.evidence(related, contained=para.config.contained),
+        )
 
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         """The similarity of each pair the rule calls a copy, 0 for the others (so that a
@@ -514,7 +555,7 @@ class AutoMethod:
         zero = np.zeros(1, np.int64)
         verdicts, checked, _short = self.judge(pa, zero, pb, zero, prune=False)
         v = verdicts[0] if len(checked) else None
-        return {
+        found: dict[str, Any] = {
             "method": self.name,
             "match": self.config.match,
             "compared_a": ca,
@@ -527,6 +568,15 @@ class AutoMethod:
             "hard_change": v.year_change if v else False,
             "duplicate": bool(v.copy) if v else False,
         }
+        if self.config.partial:  # the paragraph method's answer, for what is not a copy
+            para = self._paragraph().compare(a, b)
+            found["partial_duplicate"] = not found["duplicate"] and (
+                para["duplicate"] or para["partial_duplicate"]
+            )
+            found["paragraphs"] = {
+                k: para[k] for k in ("share_a", "share_b", "containment", "matched_paragraphs")
+            }
+        return found
 
 
 def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:
