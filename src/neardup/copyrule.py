@@ -257,7 +257,8 @@ def _segments(
     than ``MIN_ANCHOR`` tokens form one *region*. A lopsided region (one side more than twice
     the other) longer than ``max_value_tokens`` is moved, inserted or deleted text: it holds no
     substituted name or figure, only perhaps a date rewritten in place; the gaps of any other
-    region are substitutions one by one (a name, a title, a figure, a rewritten passage).
+    region are substitutions one by one (a name, a title, a figure, a rewritten passage), or
+    inserted or deleted text where one side is empty.
     """
     from rapidfuzz.distance import Indel
 
@@ -301,7 +302,9 @@ def _segments(
         if large > 2 * small and large > max_value_tokens:
             moved.append(whole)
         else:
-            substituted.extend(gap(g, g) for g in range(k, end + 1, 2))
+            for g in range(k, end + 1, 2):
+                one = gap(g, g)
+                (substituted if one[0] and one[1] else moved).append(one)  # one-sided: inserted
         k = end + 1
     return substituted, moved
 
@@ -335,9 +338,6 @@ def _value_changes(
     changes, names, hard = 0, 0, False
     substituted, moved = _segments(a, b, rule.max_value_tokens)
     for gap_a, gap_b, before, after_a, after_b in substituted:
-        if not (gap_a and gap_b):
-            moved.append((gap_a, gap_b, before, after_a, after_b))  # inserted or deleted
-            continue
         if "".join(gap_a) == "".join(gap_b):
             continue  # a word split or joined by a space or a mark
         interior = before is not None and after_a is not None
