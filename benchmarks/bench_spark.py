@@ -1,7 +1,7 @@
 """`neardup spark-dedup` on Spark local mode beside the local `neardup dedup`, same data and options.
 
     python benchmarks/bench_spark.py [--datasets weibo_ced_zh cctv_xwlb_news_zh] [--master local[2]]
-                                    [--method simhash|ngram|paragraph]
+                                    [--method auto|simhash|ngram|paragraph]
 
 The local run is a fresh process (`python -m neardup dedup`). The Spark run is in this process
 with the Spark UI on loopback, so that its REST API gives the shuffle written/read over all
@@ -23,6 +23,8 @@ from pathlib import Path
 
 import httpx
 from _common import data_path, dedup_command
+
+from neardup.methods import SPARK_DEFAULT_METHOD, SPARK_METHODS
 
 
 def free_port() -> int:
@@ -89,7 +91,7 @@ def main() -> None:
     ap.add_argument("--datasets", nargs="+", default=["weibo_ced_zh", "cctv_xwlb_news_zh"])
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--partitions", type=int, default=8)
-    ap.add_argument("--method", default="simhash", choices=["simhash", "ngram", "paragraph"])
+    ap.add_argument("--method", default=SPARK_DEFAULT_METHOD, choices=SPARK_METHODS)
     args = ap.parse_args()
 
     from neardup.spark.job import spark_dedup

@@ -76,10 +76,44 @@ def _assert_same(local_out, spark_out, local_kept_name="kept.jsonl"):
     return local_rows
 
 
-def test_same_clusters_as_local_simhash(spark, tmp_path, corpus_texts):
+def test_same_clusters_as_local_default_auto(spark, tmp_path, corpus_texts):
+    """The default method (auto): the same exact copies, common-gram table, candidates, copy
+    verdicts and greedy representatives as one machine; the table written beside both."""
+    from neardup.methods.auto import CommonGrams
+
+    assert SPARK_DEFAULT_METHOD == "auto"
     source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts)
     local_out = _local(tmp_path, source, "--id-field", "id")
     spark_out, summary = _spark(spark, tmp_path, source, id_field="id")
+    rows = _assert_same(local_out, spark_out)
+    assert sum(r["method"] == "auto" for r in rows) > 20  # verified copies, not only exact ones
+    assert _kept_lines(spark_out) == (local_out / "kept.jsonl").read_bytes().splitlines()
+    local_summary = json.loads((local_out / "summary.json").read_text())
+    assert summary["tables"] == local_summary["tables"]  # the same fitted table (digest)
+    table = CommonGrams.load(spark_out / "common_grams.npz")
+    assert table.digest() == summary["tables"] and len(table.values) > 0
+    assert summary["parameters"] == local_summary["parameters"]
+
+
+def test_auto_with_a_given_table_and_longest(spark, tmp_path, corpus_texts):
+    """A frozen table from another corpus (not fitted on this input) and keep=longest."""
+    from neardup.methods.auto import CommonGrams
+
+    fit_on = _write_jsonl(tmp_path / "fit.jsonl", corpus_texts[1500:])
+    assert main(["dedup", fit_on, "-o", str(tmp_path / "fit"), "--quiet"]) == 0
+    table_path = tmp_path / "fit" / "common_grams.npz"
+    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:1500])
+    local_out = _local(tmp_path, source, "--tables", str(table_path), "--keep", "longest")
+    table = CommonGrams.load(table_path)
+    spark_out, summary = _spark(spark, tmp_path, source, tables=table, keep="longest")
+    _assert_same(local_out, spark_out)
+    assert summary["tables"] == table.digest()
+
+
+def test_same_clusters_as_local_simhash(spark, tmp_path, corpus_texts):
+    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts)
+    local_out = _local(tmp_path, source, "--id-field", "id", "--method", "simhash")
+    spark_out, summary = _spark(spark, tmp_path, source, id_field="id", method="simhash")
     rows = _assert_same(local_out, spark_out)
     assert sum(r["id"] != r["representative_id"] for r in rows) > 50  # real duplicates found
     assert _kept_lines(spark_out) == (local_out / "kept.jsonl").read_bytes().splitlines()
@@ -89,9 +123,11 @@ def test_same_clusters_as_local_simhash(spark, tmp_path, corpus_texts):
 def test_same_clusters_verified_longest_wider_distance(spark, tmp_path, corpus_texts):
     source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:2000])
     args = ["--max-distance", "6", "--verify", "jaccard", "--threshold", "0.6", "--keep", "longest"]
-    local_out = _local(tmp_path, source, *args)
+    local_out = _local(tmp_path, source, "--method", "simhash", *args)
     options = {"max_distance": 6, "verify": "jaccard", "min_similarity": 0.6}
-    spark_out, _ = _spark(spark, tmp_path, source, options=options, keep="longest")
+    spark_out, _ = _spark(
+        spark, tmp_path, source, method="simhash", options=options, keep="longest"
+    )
     rows = _assert_same(local_out, spark_out)
     members = [r for r in rows if r["id"] != r["representative_id"]]
     direct = [r["similarity"] for r in members if r["similarity"] is not None]
@@ -162,10 +198,12 @@ def test_parquet_input_and_output(spark, tmp_path, corpus_texts):
 
 def test_unsupported_options_are_clear(spark, tmp_path):
     source = _write_jsonl(tmp_path / "c.jsonl", ["a text", "another text"])
-    with pytest.raises(ConfigError, match="neardup dedup"):
-        _spark(spark, tmp_path, source, method="auto")
+    with pytest.raises(ConfigError, match="neardup dedup --partial"):
+        _spark(spark, tmp_path, source, options={"partial": True})
     with pytest.raises(ConfigError, match="idf='corpus'"):
-        _spark(spark, tmp_path, source, options={"weights": "tfidf", "idf": "corpus"})
+        _spark(
+            spark, tmp_path, source, method="simhash", options={"weights": "tfidf", "idf": "corpus"}
+        )
     with pytest.raises(ConfigError, match="zstd"):
         _spark(spark, tmp_path, str(tmp_path / "c.jsonl.zst"))
 
@@ -175,8 +213,13 @@ def test_missing_input_and_unsupported_method_are_clear(tmp_path, spark, capsys)
     assert main(["spark-dedup", missing, "-o", str(tmp_path / "o"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "nothing.jsonl: no such file or directory" in err and "Traceback" not in err
-    assert main(["spark-dedup", missing, "-o", str(tmp_path / "o"), "--method", "auto"]) == 2
-    assert "use `neardup dedup`" in capsys.readouterr().err
+    bad_table = tmp_path / "t.npz"
+    bad_table.write_bytes(b"not a table")
+    assert (
+        main(["spark-dedup", missing, "-o", str(tmp_path / "o"), "--tables", str(bad_table)]) == 2
+    )
+    err = capsys.readouterr().err
+    assert "t.npz: not a neardup common-gram table" in err and "Traceback" not in err
 
 
 def test_cli_spark_dedup(tmp_path, corpus_texts, spark):

@@ -39,6 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="KEY=VALUE",
         help="Spark configuration (repeatable), e.g. spark.driver.memory=8g",
     )
+    p.add_argument(
+        "--tables",
+        metavar="common_grams.npz",
+        help="auto: use this frozen common-gram table (one an earlier run wrote, a local file) "
+        "instead of fitting one on the input",
+    )
     p.add_argument("--quiet", action="store_true", help="no stage messages")
     add_method_options(p)
     p.set_defaults(method=SPARK_DEFAULT_METHOD)
@@ -60,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.partitions is not None and args.partitions < 1:
         raise ConfigError(f"--partitions {args.partitions} must be at least 1")
     from ..methods import SPARK_METHODS
+    from ..pipeline.run import load_tables
     from ..spark.session import spark_session
 
     if args.method not in SPARK_METHODS:  # before paying for a Spark session
@@ -68,13 +75,16 @@ def run(args: argparse.Namespace) -> int:
             "use `neardup dedup` for it"
         )
 
+    if args.tables is not None and args.method != "auto":
+        raise ConfigError(f"--tables is a table of the auto method, not of {args.method!r}")
+    tables = load_tables(args.tables)  # a bad file is named before a session starts
     conf = {"spark.ui.showConsoleProgress": "false" if args.quiet else "true"}
     conf.update(spark_conf(args.conf))
     spark = spark_session(master=args.master, app_name="neardup spark-dedup", config=conf)
     if args.quiet:
         spark.sparkContext.setLogLevel("ERROR")
     try:
-        summary = _run_job(spark, args, options)
+        summary = _run_job(spark, args, options, tables)
     except Exception as exc:
         if type(exc).__module__.split(".")[0] not in ("py4j", "pyspark"):
             raise
@@ -94,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_job(spark, args: argparse.Namespace, options: dict) -> dict:
+def _run_job(spark, args: argparse.Namespace, options: dict, tables) -> dict:
     from ..spark.job import spark_dedup
 
     return spark_dedup(
@@ -110,4 +120,5 @@ def _run_job(spark, args: argparse.Namespace, options: dict) -> dict:
         on_error=args.on_error,
         partitions=args.partitions,
         quiet=args.quiet,
+        tables=tables,
     )

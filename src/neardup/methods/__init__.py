@@ -34,10 +34,9 @@ _TABLES = ("auto", "paragraph")
 #: Methods the online detector (``neardup serve`` / ``index``) can run.
 _ONLINE = ("auto", "simhash", "ngram", "paragraph")
 
-#: Methods ``spark-dedup`` distributes; ``auto`` is not distributed yet, so Spark's default
-#: is the first of them.
-SPARK_METHODS = ("simhash", "ngram", "paragraph")
-SPARK_DEFAULT_METHOD = SPARK_METHODS[0]
+#: Methods ``spark-dedup`` distributes (the default among them).
+SPARK_METHODS = ("auto", "simhash", "ngram", "paragraph")
+SPARK_DEFAULT_METHOD = DEFAULT_METHOD
 
 # name -> (module, class name, config class name); imported on first use
 _REGISTRY: dict[str, tuple[str, str, str]] = {

@@ -219,6 +219,13 @@ class _Grams:
         return cls(texts, cps, cp_offsets, *_kernels.unique_per_doc(hashes, hoff))
 
 
+def gram_sets(texts: list[str], gram: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's distinct character ``gram``-gram hashes ``(values, offsets)``: what the
+    common-gram table counts."""
+    g = _Grams.of(texts, gram)
+    return g.values, g.offsets
+
+
 class AutoMethod:
     """Copies, short and long, with template-aware verification (see the module docstring)."""
 

@@ -34,10 +34,12 @@ from ..index.layout import choose_blocks, make_layout
 from ..methods import SPARK_DEFAULT_METHOD, SPARK_METHODS, create
 from ..normalize import normalize_many
 from ..pairs import method_code
+from ..pipeline.outputs import TABLES_FILE
 from ..readers import ON_ERROR
+from .auto import auto_edges, compared_columns
 from .batches import Batch, concat, count_rows, route, size
 from .components import connected_components
-from .ngram import candidate_edges, exact_groups, text_hashes
+from .ngram import candidate_edges, exact_groups, key_rows, text_hashes
 from .paragraph import paragraph_edges, prints_batch
 from .read import DOC, SKIP, checked_records, spark_format
 from .resolve import resolve
@@ -69,7 +71,9 @@ def _prepare(
 
     def batch() -> Batch:
         texts = [r[0][2] for r in chunk]
-        if name == "ngram":
+        if name == "auto":
+            norm = []  # the compared texts, below
+        elif name == "ngram":
             norm = method.normalized(texts)
         elif name == "simhash":
             norm = normalize_many(texts, method.config.normalize)
@@ -85,9 +89,11 @@ def _prepare(
             out["fp"] = method.fingerprinter.fingerprint_many(norm, normalized=True)
         elif name == "ngram":
             out["h"] = text_hashes(norm)
+        elif name == "auto":
+            out.update(compared_columns(method, texts))
         else:  # paragraph: a nested batch of paragraph rows (its own length)
             out["paragraphs"] = prints_batch(method, texts, out["pos"])
-        if keep_text:
+        if keep_text and name != "auto":
             out["norm"] = np.array(norm, dtype=object)
         return out
 
@@ -149,11 +155,16 @@ def spark_dedup(
     on_error: str = "fail",
     partitions: int | None = None,
     quiet: bool = True,
+    tables: Any = None,
 ) -> dict[str, Any]:
-    """Deduplicate ``input_path`` on ``spark``; write the outputs; return the summary."""
+    """Deduplicate ``input_path`` on ``spark``; write the outputs; return the summary.
+
+    ``tables``: a frozen :class:`~neardup.methods.auto.CommonGrams` for ``auto`` (e.g. the
+    ``common_grams.npz`` of an earlier run); without it the job fits one on the input, as
+    ``neardup dedup`` does, and writes it beside the outputs."""
     from pyspark import StorageLevel
 
-    from .write import assemble, input_exists, write_outputs
+    from .write import assemble, input_exists, write_bytes, write_outputs
 
     options = dict(options or {})
     config = _checked_config(method, options, keep=keep, on_error=on_error)
@@ -174,7 +185,7 @@ def spark_dedup(
     clock.lap("read", f"{records_read} records")
 
     # 2. normalise and fingerprint
-    keep_text = method == "ngram" or bool(getattr(config, "verify", None))
+    keep_text = method in ("ngram", "auto") or bool(getattr(config, "verify", None))
     prepared = (
         docs.zipWithIndex()
         .mapPartitions(partial(_prepare, name=method, options=options, keep_text=keep_text))
@@ -184,9 +195,15 @@ def spark_dedup(
     clock.lap("fingerprint" if method == "simhash" else "normalise", f"{n} documents")
 
     # 3. candidate pairs and verification
-    texts = prepared.map(lambda b: {"pos": b["pos"], "norm": b["norm"]}) if keep_text else None
-    stage = {"simhash": _simhash_edges, "ngram": _ngram_edges, "paragraph": _paragraph_edges}
-    edges, engine = stage[method](prepared, texts, config, parts, disk)
+    common = None  # auto's frozen common-gram table
+    if method == "auto":
+        edges, engine, common = auto_edges(
+            prepared, options, tables=tables, partitions=parts, storage=disk
+        )
+    else:
+        texts = prepared.map(lambda b: {"pos": b["pos"], "norm": b["norm"]}) if keep_text else None
+        stage = {"simhash": _simhash_edges, "ngram": _ngram_edges, "paragraph": _paragraph_edges}
+        edges, engine = stage[method](prepared, texts, config, parts, disk)
     edges = edges.persist(disk)
     n_pairs = count_rows(edges)
     clock.lap("find_pairs", f"{n_pairs} pairs")
@@ -205,8 +222,10 @@ def spark_dedup(
         input_path=input_path, fmt=fmt, method=method, config=config, keep=keep,
         engine={"spark": spark.version, "master": sc.master, "partitions": parts, **engine},
         records_read=records_read, documents=n, reasons=reasons, pairs=n_pairs,
-        written=written, seconds=clock.seconds,
+        written=written, seconds=clock.seconds, table=common,
     )  # fmt: skip
+    if common is not None:  # the frozen table the pairs were judged with (the online detector's)
+        write_bytes(spark, f"{output_path.rstrip('/')}/{TABLES_FILE}", _table_bytes(common))
     _write_summary(spark, output_path, summary)
     for cached in (rows, prepared, edges, roots, resolved):
         cached.unpersist()
@@ -227,6 +246,11 @@ def _checked_config(method: str, options: dict[str, Any], *, keep: str, on_error
     if on_error not in ON_ERROR:
         raise ConfigError(f"on_error={on_error!r} is not supported; choose 'fail' or 'skip'")
     config = create(method, **options).config  # validates the options on the driver
+    if getattr(config, "partial", False):
+        raise ConfigError(
+            "partial=true (partial duplicates reported beside the decisions) is not distributed; "
+            "run it with `neardup dedup --partial`, or drop the option"
+        )
     if getattr(config, "evidence", None) == "copy":
         raise ConfigError(
             "paragraph evidence='copy' (the default) is not distributed yet; run it with "
@@ -307,6 +331,7 @@ def _summary(
     pairs: int,
     written: dict[str, int],
     seconds: dict[str, float],
+    table: Any = None,
 ) -> dict[str, Any]:
     """The job's summary.json: the local summary's counts, plus the Spark engine."""
     return {
@@ -335,7 +360,9 @@ def _summary(
             "kept": "kept/",
             "clusters": "clusters/",
             "skipped": "skipped/" if records_read > documents else None,
+            "tables": TABLES_FILE if table is not None else None,
         },
+        "tables": table.digest() if table is not None else None,
         "seconds": seconds,
     }
 
@@ -360,6 +387,14 @@ def _one_root(batches: Iterator[Batch]) -> Iterator[Batch]:
     child, root = b["child"][order], b["root"][order]
     first = np.r_[True, child[1:] != child[:-1]]
     yield {"child": child[first], "root": root[first]}
+
+
+def _table_bytes(table: Any) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    table.save(buffer)
+    return buffer.getvalue()
 
 
 def _asdict(config: Any) -> dict[str, Any]:
@@ -397,13 +432,8 @@ def _ngram_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):
         partitions=parts,
     )
     reps = reps.persist(disk)
-    candidates, stats = candidate_edges(
-        reps,
-        key_length=config.key_length,
-        max_posting=config.max_posting,
-        sketch=config.sketch,
-        partitions=parts,
-    )
+    rows = key_rows(reps, key_length=config.key_length, sketch=config.sketch)
+    candidates, stats = candidate_edges(rows, max_posting=config.max_posting, partitions=parts)
     candidates = candidates.persist(disk)
     keys, pruned_keys, pruned_postings = stats.fold(
         (0, 0, 0), lambda x, y: (x[0] + y[0], x[1] + y[1], x[2] + y[2])

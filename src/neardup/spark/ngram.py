@@ -4,7 +4,7 @@ The same pairs as :meth:`neardup.methods.ngram.NgramMethod.find_pairs`:
 
 1. identical normalised texts meet by their 64-bit hash; each copy is linked to the first
    document with that text (method ``exact``, similarity 1), confirmed on the text itself;
-2. one copy of each text emits its distinct m-gram keys; postings of a key meet in one
+2. one copy of each text emits its distinct m-gram keys (:func:`key_rows`); postings of a key meet in one
    partition; keys held by more than ``max_posting`` texts are pruned (and counted) exactly as
    locally, since the pruning depends only on the key's posting count; the others give every
    pair of their texts as candidates, deduplicated within the partition and then globally;
@@ -110,12 +110,14 @@ def _decode(batches: Iterator[Batch]) -> Iterator[Batch]:
     }
 
 
-def candidate_edges(
-    reps: Any, *, key_length: int, max_posting: int | None, sketch: int | None, partitions: int
-):
-    """``(candidates, stats)``: distinct pairs of texts sharing an unpruned key, and an RDD of
-    ``(keys, pruned_keys, pruned_postings)`` per partition."""
-    rows = reps.mapPartitions(lambda it: _key_rows(it, key_length, sketch))
+def key_rows(reps: Any, *, key_length: int, sketch: int | None) -> Any:
+    """Rows ``key, pos``: each distinct text's m-gram keys (its ``sketch`` smallest)."""
+    return reps.mapPartitions(lambda it: _key_rows(it, key_length, sketch))
+
+
+def candidate_edges(rows: Any, *, max_posting: int | None, partitions: int):
+    """``(candidates, stats)``: distinct pairs of texts sharing an unpruned key of the rows
+    ``key, pos``, and an RDD of ``(keys, pruned_keys, pruned_postings)`` per partition."""
     parts = route(rows, key="key", partitions=partitions).mapPartitions(
         lambda it: _candidates(it, max_posting)
     )

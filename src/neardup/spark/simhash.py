@@ -94,6 +94,17 @@ def _verify(batches: Iterator[Batch], measure: str, ngram: int, threshold: float
         yield out
 
 
+def with_texts(edges: Any, texts: Any, *, partitions: int) -> Any:
+    """Edges ``a, b`` with the texts of their ends (columns ``ta``, ``tb``), joined by
+    position with ``texts`` (batches ``pos, norm``)."""
+    with_a = cogroup(
+        {"edges": (edges, "a"), "texts": (texts, "pos")}, partitions=partitions
+    ).mapPartitions(lambda it: _attach(it, "a", "ta"))
+    return cogroup(
+        {"edges": (with_a, "b"), "texts": (texts, "pos")}, partitions=partitions
+    ).mapPartitions(lambda it: _attach(it, "b", "tb"))
+
+
 def verified(
     edges: Any,
     texts: Any,
@@ -104,10 +115,5 @@ def verified(
     partitions: int,
 ) -> Any:
     """Edges whose ends' normalised texts reach ``threshold`` (column ``sim`` added)."""
-    with_a = cogroup(
-        {"edges": (edges, "a"), "texts": (texts, "pos")}, partitions=partitions
-    ).mapPartitions(lambda it: _attach(it, "a", "ta"))
-    with_b = cogroup(
-        {"edges": (with_a, "b"), "texts": (texts, "pos")}, partitions=partitions
-    ).mapPartitions(lambda it: _attach(it, "b", "tb"))
-    return with_b.mapPartitions(lambda it: _verify(it, measure, ngram, threshold))
+    joined = with_texts(edges, texts, partitions=partitions)
+    return joined.mapPartitions(lambda it: _verify(it, measure, ngram, threshold))

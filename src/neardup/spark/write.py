@@ -153,10 +153,15 @@ def delete(spark: Any, path: str) -> None:
 
 
 def write_text(spark: Any, path: str, text: str) -> None:
-    """Write a small file (the summary) through Hadoop's file system API, e.g. to HDFS or S3."""
+    """Write a small text file (the summary) through Hadoop's file system API."""
+    write_bytes(spark, path, text.encode("utf-8"))
+
+
+def write_bytes(spark: Any, path: str, data: bytes) -> None:
+    """Write a small file through Hadoop's file system API, e.g. to HDFS or S3."""
     fs, hpath = _fs(spark, path)
     stream = fs.create(hpath, True)
     try:
-        stream.write(bytearray(text.encode("utf-8")))
+        stream.write(bytearray(data))
     finally:
         stream.close()

@@ -1,0 +1,145 @@
+"""The ``auto`` method (the default) on the cluster: the pairs of :meth:`AutoMethod.find_pairs`.
+
+Every step calls the method's own functions; only the distribution is Spark's:
+
+1. each document's compared text (:meth:`AutoMethod.compared`) and its 64-bit hash, inside the
+   partitions; identical compared texts meet by hash and each copy is linked to the first
+   (method ``exact``, similarity 1) — :func:`neardup.spark.ngram.exact_groups`;
+2. the frozen common-gram table (:class:`CommonGrams`) is fitted on the distinct texts as
+   locally: each partition counts its texts' distinct grams, the counts meet by gram, and the
+   grams held by more than ``max(common_min_df, common_share · N)`` texts come back to the
+   driver — a table, not pairs — to be broadcast (or the table given with ``tables=``);
+3. each distinct text's sketch keys (its smallest rare-gram hashes) meet by key; every pair of
+   texts sharing one is a candidate (no posting cap: a rare gram is held by at most
+   ``min_df`` texts, by the table's definition);
+4. each candidate meets both compared texts by position; the executors prepare those texts
+   with the table and judge the pairs with :meth:`AutoMethod.verify` (the copy rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..methods.auto import AutoMethod, CommonGrams, gram_sets
+from ..pairs import method_code
+from .batches import Batch, concat, route, size
+from .ngram import candidate_edges, exact_groups, text_hashes
+from .simhash import with_texts
+
+AUTO = method_code("auto")
+
+_methods: dict[tuple[str, str], AutoMethod] = {}
+
+
+def auto_method(options: dict[str, Any], tables: CommonGrams | None) -> AutoMethod:
+    """The method with ``tables``, built once per Python worker and table."""
+    from ..methods import create
+
+    key = (repr(sorted(options.items())), tables.digest() if tables is not None else "")
+    method = _methods.get(key)
+    if method is None:
+        method = _methods[key] = create("auto", tables=tables, **options)
+    return method
+
+
+def compared_columns(method: AutoMethod, texts: list[str]) -> Batch:
+    """The compared texts of a chunk and their hashes (the key of identical texts)."""
+    norm = method.compared(texts)
+    return {"norm": np.array(norm, dtype=object), "h": text_hashes(norm)}
+
+
+def _gram_counts(batches: Iterator[Batch], gram: int) -> Iterator[Batch]:
+    """Per partition: in how many of its texts each gram occurs."""
+    parts = [gram_sets(list(b["norm"]), gram)[0] for b in batches if size(b)]
+    if parts:
+        grams, counts = np.unique(np.concatenate(parts), return_counts=True)
+        yield {"g": grams, "c": counts.astype(np.int64)}
+
+
+def _common(batches: Iterator[Batch], min_df: int) -> Iterator[np.ndarray]:
+    b = concat(batches)
+    if not size(b):
+        return
+    order = np.argsort(b["g"], kind="stable")
+    grams, counts = b["g"][order], b["c"][order]
+    starts = np.flatnonzero(np.r_[True, grams[1:] != grams[:-1]])
+    totals = np.add.reduceat(counts, starts)
+    yield grams[starts][totals > min_df]
+
+
+def fit_table(reps: Any, method: AutoMethod, documents: int, *, partitions: int) -> CommonGrams:
+    """The common-gram table of the distinct texts ``reps`` (``documents`` of them), exactly
+    as :meth:`CommonGrams.fit` computes it on one machine."""
+    cfg = method.config
+    min_df = max(cfg.common_min_df, int(cfg.common_share * documents))
+    gram = cfg.gram
+    counts = reps.mapPartitions(lambda it: _gram_counts(it, gram))
+    common = route(counts, key="g", partitions=partitions).mapPartitions(
+        lambda it: _common(it, min_df)
+    )
+    values = np.sort(np.concatenate([np.empty(0, np.uint64), *common.collect()]))
+    return CommonGrams(values.astype(np.uint64), documents, min_df)
+
+
+def _key_rows(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
+    method = auto_method(options, tables.value)
+    for b in batches:
+        if size(b):
+            values, offsets = method.prepare(list(b["norm"])).sketch
+            yield {"key": values, "pos": np.repeat(b["pos"], np.diff(offsets))}
+
+
+def _verify(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
+    """The copy rule on each pair; each distinct text of a batch is prepared once."""
+    method = auto_method(options, tables.value)
+    for b in batches:
+        m = size(b)
+        if not m:
+            continue
+        _, first, where = np.unique(np.r_[b["a"], b["b"]], return_index=True, return_inverse=True)
+        texts = np.r_[b.pop("ta"), b.pop("tb")][first]
+        prepared = method.prepare(list(texts))
+        where = where.reshape(-1)
+        sim, ok = method.verify(prepared, where[:m], prepared, where[m:])
+        out = {c: v[ok] for c, v in b.items()}
+        out["d"] = np.full(int(ok.sum()), -1, np.int16)
+        out["sim"] = sim[ok].astype(np.float32)
+        out["m"] = np.full(int(ok.sum()), AUTO, np.uint8)
+        yield out
+
+
+def auto_edges(
+    prepared: Any,
+    options: dict[str, Any],
+    *,
+    tables: CommonGrams | None,
+    partitions: int,
+    storage: Any,
+) -> tuple[Any, dict[str, Any], CommonGrams]:
+    """``(edges, info, table)``: the exact-copy and verified edges of ``auto``, the counts for
+    the summary and the table the pairs were judged with (fitted here unless given)."""
+    reps, exact = exact_groups(
+        prepared.map(lambda b: {"pos": b["pos"], "h": b["h"], "norm": b["norm"]}),
+        partitions=partitions,
+    )
+    reps = reps.persist(storage)
+    n_reps = int(reps.map(size).sum())
+    method = auto_method(options, tables)
+    table = tables if tables is not None else fit_table(reps, method, n_reps, partitions=partitions)
+    shared = reps.context.broadcast(table)
+    rows = reps.mapPartitions(lambda it: _key_rows(it, options, shared))
+    candidates, _stats = candidate_edges(rows, max_posting=None, partitions=partitions)
+    candidates = candidates.persist(storage)
+    n_candidates = int(candidates.map(size).sum())
+    joined = with_texts(candidates, reps, partitions=partitions)
+    checked = joined.mapPartitions(lambda it: _verify(it, options, shared))
+    info = {
+        "distinct_texts": n_reps,
+        "common_grams": len(table.values),
+        "common_min_df": int(table.min_df),
+        "candidates": n_candidates,
+    }
+    return exact.union(checked), info, table
