@@ -43,6 +43,15 @@ def fmix64(h):
     return h
 
 
+@numba.njit(cache=True, nogil=True)
+def mix_keys(keys: np.ndarray) -> np.ndarray:
+    """``fmix64`` of each 64-bit key (spreads keys evenly, e.g. over Spark partitions)."""
+    out = np.empty(keys.shape[0], np.uint64)
+    for i in range(keys.shape[0]):
+        out[i] = fmix64(np.uint64(keys[i]))
+    return out
+
+
 @numba.njit(inline="always")
 def _fnv_step(h, c):
     return (h ^ np.uint64(c)) * FNV_PRIME

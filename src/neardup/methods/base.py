@@ -48,27 +48,37 @@ def is_close(
         return scores >= threshold if higher_is_closer else scores <= threshold
 
 
+def first_copies(
+    keys: np.ndarray,
+    texts: Sequence[str] | np.ndarray | None = None,
+    rank: np.ndarray | None = None,
+) -> np.ndarray:
+    """For each row, the row of the first row (lowest ``rank``; default: row order) with the
+    same key — and, when ``texts`` are given, the same text, so that a 64-bit collision does not
+    join different texts (a colliding row is its own first). The grouping of exact copies for
+    every surface: one machine, and each Spark partition holding a key's rows."""
+    n = len(keys)
+    order = np.lexsort((np.arange(n) if rank is None else rank, keys))
+    sorted_keys = keys[order]
+    starts = np.r_[True, sorted_keys[1:] != sorted_keys[:-1]] if n else np.empty(0, bool)
+    head = np.empty(n, np.int64)
+    head[order] = order[np.flatnonzero(starts)[np.cumsum(starts) - 1]]
+    if texts is not None:
+        copies = np.flatnonzero(head != np.arange(n))
+        same = np.fromiter(
+            (texts[i] == texts[head[i]] for i in copies.tolist()), bool, count=len(copies)
+        )
+        head[copies[~same]] = copies[~same]
+    return head
+
+
 def identical_groups(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Groups of identical texts: first position of each group, group of each text, and the
-    positions that repeat an earlier text."""
+    """Groups of identical texts: first position of each group (ascending), group of each text,
+    and the positions that repeat an earlier text."""
     cps, offsets = encode_texts(list(texts))
-    doc_hash = _kernels.document_hashes(cps, offsets)
-    order = np.argsort(doc_hash, kind="stable")
-    sorted_hash = doc_hash[order]
-    starts = np.r_[True, sorted_hash[1:] != sorted_hash[:-1]] if len(order) else np.empty(0, bool)
-    group = np.empty(len(texts), np.int64)
-    group[order] = np.cumsum(starts) - 1
-    first = order[starts]
-    copies = np.flatnonzero(first[group] != np.arange(len(texts)))
-    same = np.fromiter(
-        (texts[i] == texts[first[group[i]]] for i in copies.tolist()), bool, count=len(copies)
-    )
-    if not same.all():  # a 64-bit collision: the colliding texts get their own group
-        for i in copies[~same].tolist():
-            first = np.append(first, i)
-            group[i] = len(first) - 1
-        copies = copies[same]
-    return first, group, copies
+    head = first_copies(_kernels.document_hashes(cps, offsets), texts)
+    first = np.flatnonzero(head == np.arange(len(head)))
+    return first, np.searchsorted(first, head), np.flatnonzero(head != np.arange(len(head)))
 
 
 def exact_copy_pairs(first: np.ndarray, group: np.ndarray, copies: np.ndarray) -> PairSet:

@@ -114,6 +114,18 @@ class Paragraphs:
         return len(self.doc)
 
 
+def boilerplate(fingerprints: np.ndarray, doc: np.ndarray, limit: int) -> np.ndarray:
+    """Which paragraph rows ``(fingerprint, doc)`` carry a fingerprint held by more than
+    ``limit`` distinct documents (boilerplate: not evidence). One machine applies it to the whole
+    corpus, the Spark job to each partition holding a fingerprint's rows."""
+    if not len(fingerprints):
+        return np.zeros(0, bool)
+    uniq, inv = np.unique(fingerprints, return_inverse=True)
+    per_doc = np.unique(np.stack([inv.reshape(-1), np.asarray(doc)]), axis=1)
+    docs_per_fp = np.bincount(per_doc[0], minlength=len(uniq))
+    return docs_per_fp[inv.reshape(-1)] > limit
+
+
 class ParagraphMethod:
     """Documents that share paragraphs, scored by the share of each they cover."""
 
@@ -286,13 +298,7 @@ class ParagraphMethod:
 
     def _boilerplate(self, pp: Any) -> np.ndarray:
         """Paragraphs whose exact fingerprint is held by more than ``max_paragraph_docs`` documents."""
-        fps = pp.fingerprints
-        if not len(fps):
-            return np.zeros(0, bool)
-        uniq, inv = np.unique(fps, return_inverse=True)
-        per_doc = np.unique(np.stack([inv, pp.doc]), axis=1)
-        docs_per_fp = np.bincount(per_doc[0], minlength=len(uniq))
-        return docs_per_fp[inv] > self.config.max_paragraph_docs
+        return boilerplate(pp.fingerprints, pp.doc, self.config.max_paragraph_docs)
 
     # -- batch ------------------------------------------------------------------------------
     def shares(self, texts: Sequence[str], *, fit: bool = True) -> DocumentShares:

@@ -78,34 +78,28 @@ def build_summary(
     rep = result.clusters.representative[start:]
     removed = rep != np.arange(start, start + len(rep))
     reasons = Counter(s.reason for s in skipped)
-    config = method.config
-    params = config.to_dict() if hasattr(config, "to_dict") else _asdict(config)
     n_read = len(ids) - start + len(skipped) - reasons.get("empty_file", 0)
     rows = input_summaries(inputs, batch, kept)
     tables = getattr(method, "tables", None)
     kept_out = kept.files[0] if len(set(kept.files)) == 1 else sorted(set(kept.files))
     return {
-        "neardup_version": __version__,
-        "fingerprint_version": FINGERPRINT_VERSION,
+        **run_header(method.name, method.config),
         "input": rows[0]["input"] if len(rows) == 1 else None,
         "format": rows[0]["format"] if len(rows) == 1 else None,
         "inputs": rows,
-        "method": method.name,
-        "parameters": params,
         "keep": args.keep,
         "clusters": args.clusters,
-        "counts": {
-            "records_read": n_read,
-            "documents": len(ids) - start,
-            "skipped": n_read - (len(ids) - start),
-            "skipped_by_reason": dict(sorted(reasons.items())),
-            "clusters": len(np.unique(rep)),
-            "duplicate_clusters": len(np.unique(rep[removed])),
-            "duplicates_removed": int(removed.sum()),
-            "kept": int(sum(kept.counts)),
-            "pairs": len(result.pairs),
-        },
-        "accounting": "records_read = kept + duplicates_removed + skipped",
+        "counts": run_counts(
+            records_read=n_read,
+            documents=len(ids) - start,
+            reasons=reasons,
+            clusters=len(np.unique(rep)),
+            duplicate_clusters=len(np.unique(rep[removed])),
+            duplicates_removed=int(removed.sum()),
+            kept=int(sum(kept.counts)),
+            pairs=len(result.pairs),
+        ),
+        "accounting": ACCOUNTING,
         "method_stats": dict(getattr(method, "stats", None) or {}),
         "outputs": {
             "kept": kept_out,
@@ -118,6 +112,45 @@ def build_summary(
         },
         "tables": tables.digest() if tables is not None else None,
         "seconds": {k: round(v, 4) for k, v in timings.items()},
+    }
+
+
+ACCOUNTING = "records_read = kept + duplicates_removed + skipped"
+
+
+def run_header(method_name: str, config: Any) -> dict[str, Any]:
+    """The versions, method and parameters every run's summary starts with (local and Spark)."""
+    return {
+        "neardup_version": __version__,
+        "fingerprint_version": FINGERPRINT_VERSION,
+        "method": method_name,
+        "parameters": config.to_dict() if hasattr(config, "to_dict") else _asdict(config),
+    }
+
+
+def run_counts(
+    *,
+    records_read: int,
+    documents: int,
+    reasons: dict[str, int],
+    clusters: int,
+    duplicate_clusters: int,
+    duplicates_removed: int,
+    kept: int,
+    pairs: int,
+) -> dict[str, Any]:
+    """The accounting of a run (local and Spark): every record read is kept, removed as a
+    duplicate or skipped (with its reason)."""
+    return {
+        "records_read": records_read,
+        "documents": documents,
+        "skipped": records_read - documents,
+        "skipped_by_reason": dict(sorted(reasons.items())),
+        "clusters": clusters,
+        "duplicate_clusters": duplicate_clusters,
+        "duplicates_removed": duplicates_removed,
+        "kept": kept,
+        "pairs": pairs,
     }
 
 

@@ -14,22 +14,15 @@ from typing import Any
 
 import numpy as np
 
-Batch = dict[str, np.ndarray]
+from .. import _kernels
 
-_M1 = np.uint64(0xFF51AFD7ED558CCD)
-_M2 = np.uint64(0xC4CEB9FE1A85EC53)
+Batch = dict[str, np.ndarray]
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
-    """A 64-bit finaliser (MurmurHash3 fmix64): spreads keys evenly over partitions."""
-    x = np.asarray(x).astype(np.uint64, copy=True)
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(33)
-        x *= _M1
-        x ^= x >> np.uint64(33)
-        x *= _M2
-        x ^= x >> np.uint64(33)
-    return x
+    """The core's 64-bit finaliser (MurmurHash3 fmix64) of each key: spreads keys evenly over
+    partitions."""
+    return _kernels.mix_keys(np.asarray(x).astype(np.uint64))
 
 
 def concat(batches: Iterable[Batch]) -> Batch | None:

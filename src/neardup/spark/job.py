@@ -26,15 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
 from ..cluster import DISTRIBUTED_KEEP_RULES
-from ..config import FINGERPRINT_VERSION
 from ..errors import ConfigError, InputError
 from ..index.layout import choose_blocks, make_layout
 from ..methods import SPARK_DEFAULT_METHOD, SPARK_METHODS, create
 from ..normalize import normalize_many
 from ..pairs import method_code
 from ..pipeline.outputs import TABLES_FILE
+from ..pipeline.summary import ACCOUNTING, run_counts, run_header
 from ..readers import ON_ERROR
 from .auto import auto_edges, compared_columns
 from .batches import Batch, concat, count_rows, route, size
@@ -164,7 +163,7 @@ def spark_dedup(
     ``neardup dedup`` does, and writes it beside the outputs."""
     from pyspark import StorageLevel
 
-    from .write import assemble, input_exists, write_bytes, write_outputs
+    from .write import assemble, input_exists, write_outputs
 
     options = dict(options or {})
     config = _checked_config(method, options, keep=keep, on_error=on_error)
@@ -195,15 +194,10 @@ def spark_dedup(
     clock.lap("fingerprint" if method == "simhash" else "normalise", f"{n} documents")
 
     # 3. candidate pairs and verification
-    common = None  # auto's frozen common-gram table
-    if method == "auto":
-        edges, engine, common = auto_edges(
-            prepared, options, tables=tables, partitions=parts, storage=disk
-        )
-    else:
-        texts = prepared.map(lambda b: {"pos": b["pos"], "norm": b["norm"]}) if keep_text else None
-        stage = {"simhash": _simhash_edges, "ngram": _ngram_edges, "paragraph": _paragraph_edges}
-        edges, engine = stage[method](prepared, texts, config, parts, disk)
+    edges, engine, common = _edges(
+        prepared, method, options, config, tables=tables, keep_text=keep_text, parts=parts,
+        disk=disk,
+    )  # fmt: skip
     edges = edges.persist(disk)
     n_pairs = count_rows(edges)
     clock.lap("find_pairs", f"{n_pairs} pairs")
@@ -224,12 +218,31 @@ def spark_dedup(
         records_read=records_read, documents=n, reasons=reasons, pairs=n_pairs,
         written=written, seconds=clock.seconds, table=common,
     )  # fmt: skip
-    if common is not None:  # the frozen table the pairs were judged with (the online detector's)
-        write_bytes(spark, f"{output_path.rstrip('/')}/{TABLES_FILE}", _table_bytes(common))
-    _write_summary(spark, output_path, summary)
+    _write_summary(spark, output_path, summary, common)
     for cached in (rows, prepared, edges, roots, resolved):
         cached.unpersist()
     return summary
+
+
+def _edges(
+    prepared: Any,
+    method: str,
+    options: dict[str, Any],
+    config: Any,
+    *,
+    tables: Any,
+    keep_text: bool,
+    parts: int,
+    disk: Any,
+) -> tuple[Any, dict[str, Any], Any]:
+    """The method's verified edges, its counts for the summary, and ``auto``'s common-gram
+    table (None for the other methods)."""
+    if method == "auto":
+        return auto_edges(prepared, options, tables=tables, partitions=parts, storage=disk)
+    texts = prepared.map(lambda b: {"pos": b["pos"], "norm": b["norm"]}) if keep_text else None
+    stage = {"simhash": _simhash_edges, "ngram": _ngram_edges, "paragraph": _paragraph_edges}
+    edges, engine = stage[method](prepared, texts, config, parts, disk)
+    return edges, engine, None
 
 
 def _checked_config(method: str, options: dict[str, Any], *, keep: str, on_error: str) -> Any:
@@ -333,29 +346,25 @@ def _summary(
     seconds: dict[str, float],
     table: Any = None,
 ) -> dict[str, Any]:
-    """The job's summary.json: the local summary's counts, plus the Spark engine."""
+    """The job's summary.json: the local summary's header and counts, plus the Spark engine."""
     return {
-        "neardup_version": __version__,
-        "fingerprint_version": FINGERPRINT_VERSION,
+        **run_header(method, config),
         "input": input_path,
         "format": fmt,
-        "method": method,
-        "parameters": config.to_dict() if hasattr(config, "to_dict") else _asdict(config),
         "keep": keep,
         "clusters": "greedy",
         "engine": engine,
-        "counts": {
-            "records_read": records_read,
-            "documents": documents,
-            "skipped": records_read - documents,
-            "skipped_by_reason": reasons,
-            "clusters": written["clusters"],
-            "duplicate_clusters": written["duplicate_clusters"],
-            "duplicates_removed": documents - written["clusters"],
-            "kept": written["kept"],
-            "pairs": pairs,
-        },
-        "accounting": "records_read = kept + duplicates_removed + skipped",
+        "counts": run_counts(
+            records_read=records_read,
+            documents=documents,
+            reasons=reasons,
+            clusters=written["clusters"],
+            duplicate_clusters=written["duplicate_clusters"],
+            duplicates_removed=documents - written["clusters"],
+            kept=written["kept"],
+            pairs=pairs,
+        ),
+        "accounting": ACCOUNTING,
         "outputs": {
             "kept": "kept/",
             "clusters": "clusters/",
@@ -367,11 +376,18 @@ def _summary(
     }
 
 
-def _write_summary(spark: Any, output_path: str, summary: dict[str, Any]) -> None:
+def _write_summary(spark: Any, output_path: str, summary: dict[str, Any], table: Any) -> None:
+    """``summary.json``, and beside it the frozen table the pairs were judged with (``auto``:
+    what the online detector loads)."""
+    import io
     import json
 
-    from .write import write_text
+    from .write import write_bytes, write_text
 
+    if table is not None:
+        buffer = io.BytesIO()
+        table.save(buffer)
+        write_bytes(spark, f"{output_path.rstrip('/')}/{TABLES_FILE}", buffer.getvalue())
     write_text(
         spark,
         output_path.rstrip("/") + "/summary.json",
@@ -387,20 +403,6 @@ def _one_root(batches: Iterator[Batch]) -> Iterator[Batch]:
     child, root = b["child"][order], b["root"][order]
     first = np.r_[True, child[1:] != child[:-1]]
     yield {"child": child[first], "root": root[first]}
-
-
-def _table_bytes(table: Any) -> bytes:
-    import io
-
-    buffer = io.BytesIO()
-    table.save(buffer)
-    return buffer.getvalue()
-
-
-def _asdict(config: Any) -> dict[str, Any]:
-    import dataclasses
-
-    return dataclasses.asdict(config) if dataclasses.is_dataclass(config) else {}
 
 
 def _simhash_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):

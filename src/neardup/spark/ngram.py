@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _kernels
 from ..index.ngram import key_sets, sketch_keys
+from ..methods.base import first_copies
 from ..normalize import encode_texts
 from ..pairs import method_code
 from .batches import Batch, concat, route, size, tagged
@@ -36,14 +37,10 @@ def _exact(batches: Iterator[Batch]) -> Iterator[tuple[str, Batch]]:
     b = concat(batches)
     if not size(b):
         return
-    order = np.lexsort((b["pos"], b["h"]))
-    h, pos, norm = b["h"][order], b["pos"][order], b["norm"][order]
-    starts = np.r_[True, h[1:] != h[:-1]]
-    head = np.flatnonzero(starts)[np.cumsum(starts) - 1]  # row of each row's first copy
-    copy = np.flatnonzero(~starts)
-    same = np.fromiter((norm[i] == norm[head[i]] for i in copy.tolist()), bool, count=len(copy))
-    reps = np.sort(np.r_[np.flatnonzero(starts), copy[~same]])  # a hash collision: its own text
-    copy = copy[same]
+    pos, norm = b["pos"], b["norm"]
+    head = first_copies(b["h"], norm, rank=pos)  # the core's grouping of exact copies
+    copy = np.flatnonzero(head != np.arange(len(head)))
+    reps = np.flatnonzero(head == np.arange(len(head)))
     yield "reps", {"pos": pos[reps], "norm": norm[reps]}
     yield (
         "edges",

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..containment import document_shares
 from ..index.layout import choose_blocks, make_layout
+from ..methods.paragraph import boilerplate
 from ..pairs import method_code
 from .batches import Batch, concat, count_rows, route, size, tagged
 from .tables import scan, table_rows
@@ -48,12 +49,7 @@ def _drop_boilerplate(batches: Iterator[Batch], limit: int) -> Iterator[tuple[st
         return
     order = np.lexsort((b["doc"], b["pfp"]))
     b = {c: v[order] for c, v in b.items()}
-    fp, doc = b["pfp"], b["doc"]
-    starts = np.r_[True, fp[1:] != fp[:-1]]
-    group = np.cumsum(starts) - 1
-    new_doc = starts | np.r_[True, doc[1:] != doc[:-1]]
-    docs_per_fp = np.bincount(group[new_doc], minlength=int(group[-1]) + 1)
-    boiler = docs_per_fp[group] > limit
+    boiler = boilerplate(b["pfp"], b["doc"], limit)  # the core's rule, on this fingerprint's rows
     yield "dropped", int(boiler.sum())
     yield "rows", {c: v[~boiler] for c, v in b.items()}
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..index.layout import TableLayout
+from ..methods.base import first_copies
 from .batches import Batch, cogroup, concat, lookup, route, size, tagged
 from .tables import scan, table_rows
 
@@ -29,19 +30,14 @@ def _identical(batches: Iterator[Batch]) -> Iterator[tuple[str, Batch]]:
     b = concat(batches)
     if not size(b):
         return
-    order = np.lexsort((b["pos"], b["fp"]))
-    fp, pos = b["fp"][order], b["pos"][order]
-    starts = np.r_[True, fp[1:] != fp[:-1]]
-    first = pos[starts][np.cumsum(starts) - 1]
-    dup = ~starts
-    yield "distinct", {"fp": fp[starts], "first": pos[starts]}
+    pos, fp = b["pos"], b["fp"]
+    head = first_copies(fp, rank=pos)  # the core's grouping of exact copies
+    first = head == np.arange(len(head))
+    dup = np.flatnonzero(~first)
+    yield "distinct", {"fp": fp[first], "first": pos[first]}
     yield (
         "edges",
-        {
-            "a": first[dup],
-            "b": pos[dup],
-            "d": np.zeros(int(dup.sum()), np.int16),
-        },
+        {"a": pos[head[dup]], "b": pos[dup], "d": np.zeros(len(dup), np.int16)},
     )
 
 
