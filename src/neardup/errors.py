@@ -6,6 +6,8 @@
     ├── ConfigError (ValueError)      a parameter is out of range; the message says the fix
     ├── InputError (ValueError)       a record or file cannot be read; names the file and record
     ├── IncompatibleIndexError        a persisted index was built with other parameters
+    ├── DocumentConflictError         an id is stored with another text (no replace asked)
+    ├── RequestError                  an HTTP request the service refuses (status, error code)
     ├── MissingDependencyError (ImportError)   an optional extra is not installed
     └── StoreError                    a storage backend failed or holds inconsistent data
         ├── StoreBusyError            locked, unreachable or in use by another writer: retry later
@@ -41,6 +43,18 @@ class InputError(NeardupError, ValueError):
 
 class IncompatibleIndexError(NeardupError):
     """A persisted index or store was written with a different algorithm version or parameters."""
+
+
+class DocumentConflictError(NeardupError):
+    """The id is stored with a different text and ``replace`` was not asked for."""
+
+
+class RequestError(NeardupError):
+    """A request the HTTP service refuses: its status code and machine-readable error code."""
+
+    def __init__(self, status: int, error: str):
+        super().__init__(f"{status} {error}")
+        self.status, self.error = status, error
 
 
 class MissingDependencyError(NeardupError, ImportError):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import FINGERPRINT_VERSION
-from .errors import ConfigError, InputError, NeardupError
+from .errors import ConfigError, DocumentConflictError, InputError, NeardupError
 from .groupcommit import GroupCommit, Request
 from .methods import DEFAULT_METHOD, create, online_methods
 from .methods.incremental import Doc, Match
@@ -45,10 +45,6 @@ WARM_UP_TEXTS = (
     f"{_STORY.replace('增加', '增家').replace('十五', '十六')}\n\n"
     "The library received 120,000 visitors this quarter, up 16 percent.",
 )
-
-
-class DocumentConflictError(NeardupError):
-    """The id is stored with a different text and ``replace`` was not asked for."""
 
 
 @dataclass(frozen=True)

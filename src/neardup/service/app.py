@@ -23,8 +23,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
-from ..errors import InputError, NeardupError, StoreBusyError, StoreError, StoreFullError
-from ..online import AddResult, Detector, DocumentConflictError
+from ..errors import (
+    DocumentConflictError,
+    InputError,
+    NeardupError,
+    RequestError,
+    StoreBusyError,
+    StoreError,
+    StoreFullError,
+)
+from ..online import AddResult, Detector
 from ..store.url import backend, redact
 from .guard import Guard, request_headers
 from .metrics import CONTENT_TYPE, Metrics
@@ -42,11 +50,6 @@ from .schemas import (
 log = logging.getLogger("neardup.service")
 DEFAULT_MAX_BODY = 1 << 20
 RETRY_AFTER_SECONDS = 1
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, error: str):
-        self.status, self.error = status, error
 
 
 def _error(status: int, error: str, detail: Any = None, headers: dict | None = None):
@@ -99,8 +102,8 @@ def create_app(
 
 
 def _add_error_handlers(app: FastAPI, metrics: Metrics) -> None:
-    @app.exception_handler(ApiError)
-    async def _api_error(_request: Request, exc: ApiError):
+    @app.exception_handler(RequestError)
+    async def _api_error(_request: Request, exc: RequestError):
         return _error(exc.status, exc.error)
 
     @app.exception_handler(RequestValidationError)
@@ -203,7 +206,7 @@ def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics
     async def get_document(doc_id: str) -> StoredOut:
         stored = await call(detector.get, doc_id)
         if stored is None:
-            raise ApiError(404, f"no document with id {doc_id!r}")
+            raise RequestError(404, f"no document with id {doc_id!r}")
         return StoredOut(
             id=stored.id,
             fingerprint=f"{stored.fingerprint:016x}",
@@ -215,7 +218,7 @@ def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics
     @app.delete("/v1/documents/{doc_id:path}")
     async def delete_document(doc_id: str) -> dict[str, Any]:
         if not await call(detector.remove, doc_id):
-            raise ApiError(404, f"no document with id {doc_id!r}")
+            raise RequestError(404, f"no document with id {doc_id!r}")
         return {"id": doc_id, "deleted": True}
 
     @app.get("/v1/stats")
