@@ -56,6 +56,27 @@ def spark_metrics(ui: str, app_id: str) -> dict[str, float]:
     }
 
 
+def shuffle_by_stage(ui: str, app_id: str, after_job: int) -> dict[str, float]:
+    """Shuffle bytes written per neardup stage (the jobs' description ``neardup: <stage>``),
+    over the jobs numbered above ``after_job``."""
+    base = f"{ui}/api/v1/applications/{app_id}"
+    jobs = httpx.get(f"{base}/jobs", timeout=30).json()
+    stages = {s["stageId"]: s for s in httpx.get(f"{base}/stages", timeout=30).json()}
+    out: dict[str, float] = {}
+    for job in jobs:
+        if job["jobId"] <= after_job:
+            continue
+        name = (job.get("description") or "other").removeprefix("neardup: ")
+        for sid in job.get("stageIds", []):
+            out[name] = out.get(name, 0) + stages.get(sid, {}).get("shuffleWriteBytes", 0)
+    return out
+
+
+def last_job(ui: str, app_id: str) -> int:
+    jobs = httpx.get(f"{ui}/api/v1/applications/{app_id}/jobs", timeout=30).json()
+    return max((j["jobId"] for j in jobs), default=-1)
+
+
 class RssSampler(threading.Thread):
     """Peak summed RSS of the Spark JVM and of the PySpark worker processes (from /proc)."""
 
@@ -120,6 +141,7 @@ def main() -> None:
             print(f"{name:<20} {'local':<14} {c['documents']:>9,} {c['kept']:>9,} {seconds:8.1f}")
             app_id = spark.sparkContext.applicationId
             before = spark_metrics(ui, app_id)
+            first_job = last_job(ui, app_id)
             sampler = RssSampler()
             sampler.start()
             t0 = time.perf_counter()
@@ -135,6 +157,7 @@ def main() -> None:
             time.sleep(1.5)  # let the executor's last metrics poll land
             after = spark_metrics(ui, app_id)
             s = summary["counts"]
+            per_stage = shuffle_by_stage(ui, app_id, first_job)
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in summary["seconds"].items())
             print(
                 f"{name:<20} {'spark ' + args.master:<14} {s['documents']:>9,} {s['kept']:>9,} "
@@ -144,6 +167,13 @@ def main() -> None:
                 f"{after['peak_jvm_heap_mb']:.0f} MB (JVM RSS {sampler.peak_jvm / 1e6:.0f} MB), "
                 f"peak Python workers RSS {sampler.peak_workers / 1e6:.0f} MB; "
                 f"same counts as local: {s['kept'] == c['kept'] and s['pairs'] == c['pairs']}"
+            )
+            docs = max(s["documents"], 1)
+            print(
+                f"{'':<20} shuffle written per stage: "
+                + ", ".join(
+                    f"{k} {v / 1e6:.0f} MB ({v / docs:.0f} B/doc)" for k, v in per_stage.items()
+                )
             )
     spark.stop()
 

@@ -99,10 +99,11 @@ def test_auto_with_a_given_table_and_longest(spark, tmp_path, corpus_texts):
     """A frozen table from another corpus (not fitted on this input) and keep=longest."""
     from neardup.methods.auto import CommonGrams
 
-    fit_on = _write_jsonl(tmp_path / "fit.jsonl", corpus_texts[1500:])
+    half = min(1500, len(corpus_texts) // 2)  # the bundled sample when ../shared/data is absent
+    fit_on = _write_jsonl(tmp_path / "fit.jsonl", corpus_texts[half:])
     assert main(["dedup", fit_on, "-o", str(tmp_path / "fit"), "--quiet"]) == 0
     table_path = tmp_path / "fit" / "common_grams.npz"
-    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:1500])
+    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:half])
     local_out = _local(tmp_path, source, "--tables", str(table_path), "--keep", "longest")
     table = CommonGrams.load(table_path)
     spark_out, summary = _spark(spark, tmp_path, source, tables=table, keep="longest")

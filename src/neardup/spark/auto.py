@@ -6,9 +6,9 @@ Every step calls the method's own functions; only the distribution is Spark's:
    partitions; identical compared texts meet by hash and each copy is linked to the first
    (method ``exact``, similarity 1) — :func:`neardup.spark.ngram.exact_groups`;
 2. the frozen common-gram table (:class:`CommonGrams`) is fitted on the distinct texts as
-   locally: each partition counts its texts' distinct grams, the counts meet by gram, and the
-   grams held by more than ``max(common_min_df, common_share · N)`` texts come back to the
-   driver — a table, not pairs — to be broadcast (or the table given with ``tables=``);
+   locally — the grams held by more than ``max(common_min_df, common_share · N)`` texts — in
+   two passes without a shuffle (see :func:`fit_table`); the table (not pairs) is broadcast,
+   or the table given with ``tables=`` is;
 3. each distinct text's sketch keys (its smallest rare-gram hashes) meet by key; every pair of
    texts sharing one is a candidate (no posting cap: a rare gram is held by at most
    ``min_df`` texts, by the table's definition);
@@ -25,7 +25,7 @@ import numpy as np
 
 from ..methods.auto import AutoMethod, CommonGrams, gram_sets
 from ..pairs import method_code
-from .batches import Batch, concat, route, size
+from .batches import Batch, size
 from .ngram import candidate_edges, exact_groups, text_hashes
 from .simhash import with_texts
 
@@ -51,37 +51,43 @@ def compared_columns(method: AutoMethod, texts: list[str]) -> Batch:
     return {"norm": np.array(norm, dtype=object), "h": text_hashes(norm)}
 
 
-def _gram_counts(batches: Iterator[Batch], gram: int) -> Iterator[Batch]:
-    """Per partition: in how many of its texts each gram occurs."""
+def _frequent(batches: Iterator[Batch], gram: int, floor: int) -> Iterator[np.ndarray]:
+    """The grams held by more than ``floor`` of this partition's texts."""
     parts = [gram_sets(list(b["norm"]), gram)[0] for b in batches if size(b)]
     if parts:
         grams, counts = np.unique(np.concatenate(parts), return_counts=True)
-        yield {"g": grams, "c": counts.astype(np.int64)}
+        yield grams[counts > floor]
 
 
-def _common(batches: Iterator[Batch], min_df: int) -> Iterator[np.ndarray]:
-    b = concat(batches)
-    if not size(b):
-        return
-    order = np.argsort(b["g"], kind="stable")
-    grams, counts = b["g"][order], b["c"][order]
-    starts = np.flatnonzero(np.r_[True, grams[1:] != grams[:-1]])
-    totals = np.add.reduceat(counts, starts)
-    yield grams[starts][totals > min_df]
+def _counts_of(batches: Iterator[Batch], gram: int, wanted: Any) -> Iterator[np.ndarray]:
+    """In how many of this partition's texts each of the ``wanted`` grams occurs."""
+    wanted = wanted.value
+    counts = np.zeros(len(wanted), np.int64)
+    for b in batches:
+        if size(b) and len(wanted):
+            values = gram_sets(list(b["norm"]), gram)[0]
+            at = np.minimum(np.searchsorted(wanted, values), len(wanted) - 1)
+            counts += np.bincount(at[wanted[at] == values], minlength=len(wanted))
+    yield counts
 
 
-def fit_table(reps: Any, method: AutoMethod, documents: int, *, partitions: int) -> CommonGrams:
+def fit_table(reps: Any, method: AutoMethod, documents: int) -> CommonGrams:
     """The common-gram table of the distinct texts ``reps`` (``documents`` of them), exactly
-    as :meth:`CommonGrams.fit` computes it on one machine."""
+    as :meth:`CommonGrams.fit` computes it on one machine, without shuffling every gram: a gram
+    held by more than ``min_df`` texts over ``P`` partitions is held by more than
+    ``min_df // P`` texts of at least one of them, so those few grams are the only candidates,
+    and a second pass counts exactly them (a dense vector per partition, summed)."""
     cfg = method.config
     min_df = max(cfg.common_min_df, int(cfg.common_share * documents))
-    gram = cfg.gram
-    counts = reps.mapPartitions(lambda it: _gram_counts(it, gram))
-    common = route(counts, key="g", partitions=partitions).mapPartitions(
-        lambda it: _common(it, min_df)
+    gram, floor = cfg.gram, min_df // max(reps.getNumPartitions(), 1)
+    found = reps.mapPartitions(lambda it: _frequent(it, gram, floor)).collect()
+    wanted = np.unique(np.concatenate([np.empty(0, np.uint64), *found]))
+    shared = reps.context.broadcast(wanted)
+    counts = reps.mapPartitions(lambda it: _counts_of(it, gram, shared)).fold(
+        np.zeros(len(wanted), np.int64), np.add
     )
-    values = np.sort(np.concatenate([np.empty(0, np.uint64), *common.collect()]))
-    return CommonGrams(values.astype(np.uint64), documents, min_df)
+    shared.unpersist()
+    return CommonGrams(wanted[counts > min_df].astype(np.uint64), documents, min_df)
 
 
 def _key_rows(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
@@ -128,7 +134,7 @@ def auto_edges(
     reps = reps.persist(storage)
     n_reps = int(reps.map(size).sum())
     method = auto_method(options, tables)
-    table = tables if tables is not None else fit_table(reps, method, n_reps, partitions=partitions)
+    table = tables if tables is not None else fit_table(reps, method, n_reps)
     shared = reps.context.broadcast(table)
     rows = reps.mapPartitions(lambda it: _key_rows(it, options, shared))
     candidates, _stats = candidate_edges(rows, max_posting=None, partitions=partitions)

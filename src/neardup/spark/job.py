@@ -127,15 +127,21 @@ def _first_per_id(item: tuple[str, Any]) -> Iterator[tuple]:
 
 
 class _Clock:
-    def __init__(self, quiet: bool):
-        self.quiet = quiet
+    """Seconds per stage; each stage's Spark jobs carry the description ``neardup: <stage>``
+    (the Spark UI and its REST API group them by it: ``benchmarks/bench_spark.py`` reports the
+    shuffle bytes per stage from there)."""
+
+    def __init__(self, quiet: bool, sc: Any, first: str):
+        self.quiet, self.sc = quiet, sc
         self.seconds: dict[str, float] = {}
         self._t = time.perf_counter()
+        sc.setJobDescription(f"neardup: {first}")
 
-    def lap(self, stage: str, detail: str = "") -> None:
+    def lap(self, stage: str, detail: str = "", *, then: str | None = None) -> None:
         now = time.perf_counter()
         self.seconds[stage] = round(now - self._t, 4)
         self._t = now
+        self.sc.setJobDescription(f"neardup: {then}" if then else None)
         if not self.quiet:
             print(f"neardup: {stage}: {self.seconds[stage]:.1f}s {detail}", file=sys.stderr)
 
@@ -174,14 +180,15 @@ def spark_dedup(
     parts = partitions or max(2 * sc.defaultParallelism, 2)
     disk = StorageLevel.MEMORY_AND_DISK
     spark.conf.set("spark.sql.shuffle.partitions", str(parts))
-    clock = _Clock(quiet)
+    clock = _Clock(quiet, sc, "read")
+    prepare_stage = "fingerprint" if method == "simhash" else "normalise"
 
     # 1. read, check, number
     rows, docs, records_read, reasons = _read(
         spark, input_path, fmt=fmt, text_field=text_field, id_field=id_field,
         on_error=on_error, parts=parts, disk=disk,
     )  # fmt: skip
-    clock.lap("read", f"{records_read} records")
+    clock.lap("read", f"{records_read} records", then=prepare_stage)
 
     # 2. normalise and fingerprint
     keep_text = method in ("ngram", "auto") or bool(getattr(config, "verify", None))
@@ -191,7 +198,7 @@ def spark_dedup(
         .persist(disk)
     )
     n = count_rows(prepared)
-    clock.lap("fingerprint" if method == "simhash" else "normalise", f"{n} documents")
+    clock.lap(prepare_stage, f"{n} documents", then="find_pairs")
 
     # 3. candidate pairs and verification
     edges, engine, common = _edges(
@@ -200,11 +207,11 @@ def spark_dedup(
     )  # fmt: skip
     edges = edges.persist(disk)
     n_pairs = count_rows(edges)
-    clock.lap("find_pairs", f"{n_pairs} pairs")
+    clock.lap("find_pairs", f"{n_pairs} pairs", then="cluster")
 
     # 4. connected components, each resolved by the core clustering rule
     roots, resolved = _clusters(prepared, edges, method=method, keep=keep, parts=parts, disk=disk)
-    clock.lap("cluster", f"{count_rows(resolved)} documents in components")
+    clock.lap("cluster", f"{count_rows(resolved)} documents in components", then="write")
 
     # 5. assemble and write
     table = assemble(spark, prepared, resolved)
