@@ -482,15 +482,12 @@ def judge_pairs(
     :func:`token_codes` of ``texts``, and ``bags`` the same sorted per text, when the caller
     keeps them.
     """
-    from rapidfuzz.distance import Indel
-    from rapidfuzz.process import cpdist
-
     left = np.asarray(left, np.int64)
     right = np.asarray(right, np.int64)
     n = len(left)
     if not n:
         return Verdicts.empty()
-    from ._kernels import common_counts, sort_per_doc
+    from ._kernels import sort_per_doc
 
     codes, offsets = token_codes(texts) if codes is None else codes
     bags = sort_per_doc(codes, offsets) if bags is None else bags
@@ -498,32 +495,10 @@ def judge_pairs(
     la, lb = sizes[left].astype(np.float64), sizes[right].astype(np.float64)
     short_len, long_len = np.minimum(la, lb), np.maximum(la, lb)
     strict = short_len < rule.short_tokens if token_rule is None else np.asarray(token_rule, bool)
-    # Tokens both texts hold (as bags) bound the alignment: most pairs fail on that alone.
-    need = np.minimum(
-        np.ceil(rule.short_similarity * long_len - 1e-9),
-        np.where(
-            short_len >= rule.min_contained_tokens,
-            np.ceil(
-                np.maximum(rule.coverage * long_len, rule.short_containment * short_len) - 1e-9
-            ),
-            np.inf,
-        ),
-    )
-    least = np.maximum(need, 1).astype(np.int64)
-    bag = common_counts(bags, offsets, bags[:0], offsets, left, right, least, 0)
-    align = np.flatnonzero(~strict | (bag >= 0) | (not prune))
-    seqs: dict[int, list[int]] = {}
-    for k in np.unique(np.concatenate([left[align], right[align]])).tolist():
-        seqs[k] = codes[offsets[k] : offsets[k + 1]].tolist()
-    dist = cpdist(
-        [seqs[k] for k in left[align].tolist()],
-        [seqs[k] for k in right[align].tolist()],
-        scorer=Indel.distance,
-        dtype=np.int64,
-        workers=workers,
-    )
+    bound_ok = _bag_bound(bags, offsets, left, right, short_len, long_len, rule)
+    align = np.flatnonzero(~strict | bound_ok | (not prune))
     matched = np.zeros(n)
-    matched[align] = (la[align] + lb[align] - np.asarray(dist, np.float64)) / 2
+    matched[align] = _matched_tokens(codes, offsets, left[align], right[align], workers)
     with np.errstate(invalid="ignore", divide="ignore"):
         sim = np.nan_to_num(2 * matched / (la + lb))
         containment = np.nan_to_num(matched / short_len)
@@ -536,11 +511,77 @@ def judge_pairs(
         (coverage >= rule.short_similarity)
         | (contained & (containment >= np.where(strict, rule.short_containment, rule.containment)))
     ) & (short_len > 0)
+    changes, hard, ok = _value_verdicts(texts, left, right, np.flatnonzero(shape), strict, rule)
+    return Verdicts(
+        np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
+    )
+
+
+def _bag_bound(
+    bags: np.ndarray,
+    offsets: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    short_len: np.ndarray,
+    long_len: np.ndarray,
+    rule: CopyRule,
+) -> np.ndarray:
+    """Which pairs may pass: the tokens both texts hold (as bags) bound the alignment, and most
+    pairs fail on that alone (a compiled count that stops once the need is met)."""
+    from ._kernels import common_counts
+
+    need = np.minimum(
+        np.ceil(rule.short_similarity * long_len - 1e-9),
+        np.where(
+            short_len >= rule.min_contained_tokens,
+            np.ceil(
+                np.maximum(rule.coverage * long_len, rule.short_containment * short_len) - 1e-9
+            ),
+            np.inf,
+        ),
+    )
+    least = np.maximum(need, 1).astype(np.int64)
+    return common_counts(bags, offsets, bags[:0], offsets, left, right, least, 0) >= 0
+
+
+def _matched_tokens(
+    codes: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray, workers: int
+) -> np.ndarray:
+    """Tokens each pair's longest common subsequence matches (one vectorised rapidfuzz call
+    on ``workers`` threads)."""
+    from rapidfuzz.distance import Indel
+    from rapidfuzz.process import cpdist
+
+    seqs: dict[int, list[int]] = {}
+    for k in np.unique(np.concatenate([left, right])).tolist():
+        seqs[k] = codes[offsets[k] : offsets[k + 1]].tolist()
+    dist = cpdist(
+        [seqs[k] for k in left.tolist()],
+        [seqs[k] for k in right.tolist()],
+        scorer=Indel.distance,
+        dtype=np.int64,
+        workers=workers,
+    )
+    sizes = np.diff(offsets)
+    return (sizes[left] + sizes[right] - np.asarray(dist, np.float64)) / 2
+
+
+def _value_verdicts(
+    texts: Sequence[str],
+    left: np.ndarray,
+    right: np.ndarray,
+    shaped: np.ndarray,
+    strict: np.ndarray,
+    rule: CopyRule,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Value changes, hard changes and the verdict of the pairs ``shaped`` (whose shape passed),
+    each aligned in full, in canonical order, to look for substituted values."""
+    n = len(left)
     changes = np.zeros(n, np.int64)
     hard = np.zeros(n, np.bool_)
     ok = np.zeros(n, np.bool_)
     tokens: dict[int, tuple[list[str], frozenset[str]]] = {}
-    for k in np.flatnonzero(shape).tolist():
+    for k in shaped.tolist():
         for i in (left[k], right[k]):
             if i not in tokens:
                 found = tokenize(texts[i])
@@ -551,6 +592,4 @@ def judge_pairs(
         changes[k] = numbers + names
         allowed = 0 if strict[k] else rule.max_value_changes
         ok[k] = not hard[k] and names == 0 and numbers <= allowed
-    return Verdicts(
-        np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
-    )
+    return changes, hard, ok

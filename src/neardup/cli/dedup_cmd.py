@@ -23,6 +23,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "report_data.json, summary.json (and skipped.jsonl, pairs.csv, report.html when there "
         "are any / asked for).",
     )
+    _add_input_options(p)
+    _add_decision_options(p)
+    _add_output_options(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_workers_option(p)
+    add_method_options(p)
+    p.set_defaults(func=run)
+
+
+def _add_input_options(p: argparse.ArgumentParser) -> None:
+    """What is read: inputs, format, fields, bad records."""
     p.add_argument(
         "input",
         nargs="+",
@@ -30,10 +41,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         "patterns, or '-' (standard input, JSON Lines unless --format says otherwise); without "
         "--id-field, documents of several inputs are named <input>:<record number>",
     )
-    p.add_argument("-o", "--output", required=True, help="output directory (created if missing)")
     p.add_argument(
         "--format", choices=FORMATS, help="format of every input (default: from each file's name)"
     )
+    p.add_argument(
+        "--text-field", default="text", help="field/column holding the text (default: text)"
+    )
+    p.add_argument("--id-field", help="field/column holding the id (default: the record number)")
+    p.add_argument(
+        "--on-error",
+        choices=ON_ERROR,
+        default="fail",
+        help="bad records: fail with an error naming them, or skip and count them",
+    )
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    """What is written: the directory, the kept records, pairs and report."""
+    p.add_argument("-o", "--output", required=True, help="output directory (created if missing)")
     p.add_argument(
         "--kept",
         choices=KEPT_MODES,
@@ -43,10 +68,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "OUTDIR/kept.<ext> (kept.jsonl when the inputs' formats or columns differ); '-': JSON "
         "Lines on standard output (clusters and summary still go to OUTDIR)",
     )
+    p.add_argument("--pairs", action="store_true", help="also write the verified pairs (pairs.csv)")
     p.add_argument(
-        "--text-field", default="text", help="field/column holding the text (default: text)"
+        "--report",
+        action="store_true",
+        help="also write report.html: counts, distributions and a sample of removals side by "
+        "side (`neardup report OUTDIR` builds it later from report_data.json)",
     )
-    p.add_argument("--id-field", help="field/column holding the id (default: the record number)")
+
+
+def _add_decision_options(p: argparse.ArgumentParser) -> None:
+    """How clusters are decided: keep rule, clustering rule, a reference, frozen tables."""
     p.add_argument(
         "--keep",
         choices=KEEP_RULES,
@@ -60,12 +92,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="greedy",
         help="greedy (default): a duplicate is verified against the kept document it joins, "
         "clusters do not chain; components: connected components of all verified pairs",
-    )
-    p.add_argument(
-        "--on-error",
-        choices=ON_ERROR,
-        default="fail",
-        help="bad records: fail with an error naming them, or skip and count them",
     )
     p.add_argument(
         "--against",
@@ -84,17 +110,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "instead of fitting one on the input; with --against STORE, the table the store was "
         "built with",
     )
-    p.add_argument("--pairs", action="store_true", help="also write the verified pairs (pairs.csv)")
-    p.add_argument(
-        "--report",
-        action="store_true",
-        help="also write report.html: counts, distributions and a sample of removals side by "
-        "side (`neardup report OUTDIR` builds it later from report_data.json)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_workers_option(p)
-    add_method_options(p)
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

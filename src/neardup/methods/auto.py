@@ -382,41 +382,26 @@ class AutoMethod:
             both, jb = a, np.asarray(ib, np.int64)
         else:
             both, jb = merge_prepared([a, b]), np.asarray(ib, np.int64) + len(a)
-        compared, (values, offsets), counts = both.compared, both.grams, both.tokens
-        sizes = np.diff(offsets).astype(np.float64)
-        sa, sb = sizes[ia], sizes[jb]
-        small, large = np.minimum(sa, sb), np.maximum(sa, sb)
+        counts = both.tokens
         ta, tb = counts[ia].astype(np.float64), counts[jb].astype(np.float64)
-        strict = (np.minimum(ta, tb) < cfg.short_tokens) | (small < cfg.min_rare_grams)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            token_ratio = np.nan_to_num(np.minimum(ta, tb) / np.maximum(ta, tb))
-            gram_ratio = np.nan_to_num(small / large)
-        low = min(cfg.short_similarity, cfg.coverage)
-        if cfg.match == "text":  # Jaccard >= t  <=>  common >= t (sa + sb) / (1 + t)
-            need = np.ceil(cfg.text_threshold * (sa + sb) / (1.0 + cfg.text_threshold) - 1e-9)
-            maybe = np.flatnonzero((gram_ratio >= cfg.text_threshold) & (small > 0))
-        else:  # strict pairs are judged on tokens alone
-            need = np.ceil(np.maximum(cfg.containment * small, cfg.coverage * large) - 1e-9)
-            maybe = np.flatnonzero(~strict & (gram_ratio >= cfg.coverage))
-        common = np.zeros(len(ia))
-        least = np.maximum(need[maybe], 1).astype(np.int64)
-        common[maybe] = _kernels.common_counts(
-            values, offsets, *both.sample, ia[maybe], jb[maybe], least, SAMPLE_RATE
+        sizes = np.diff(both.grams[1]).astype(np.float64)
+        strict = (np.minimum(ta, tb) < cfg.short_tokens) | (
+            np.minimum(sizes[ia], sizes[jb]) < cfg.min_rare_grams
         )
-        common = np.maximum(common, 0)  # -1: certainly below need
-        with np.errstate(invalid="ignore", divide="ignore"):
-            contain = np.nan_to_num(common / small)
-            cover = np.nan_to_num(common / large)
-            jac = np.nan_to_num(common / (sa + sb - common))
+        contain, cover, jac = self._gram_shares(both, ia, jb, strict)
+        small = np.minimum(sizes[ia], sizes[jb])
         if cfg.match == "text":
             possible = (jac >= cfg.text_threshold) & (small > 0)
         else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                token_ratio = np.nan_to_num(np.minimum(ta, tb) / np.maximum(ta, tb))
+            low = min(cfg.short_similarity, cfg.coverage)
             possible = np.where(
                 strict, token_ratio >= low, (contain >= cfg.containment) & (cover >= cfg.coverage)
             )
         checked = np.flatnonzero(possible)
         verdicts = judge_pairs(
-            compared,
+            both.compared,
             ia[checked],
             jb[checked],
             cfg.rule(),
@@ -431,6 +416,38 @@ class AutoMethod:
         if cfg.match == "text":
             verdicts = verdicts.with_copy(np.ones(len(verdicts), np.bool_))
         return verdicts, checked, strict[checked]
+
+    def _gram_shares(
+        self, both: Prepared, ia: np.ndarray, jb: np.ndarray, strict: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rare-gram containment, coverage and Jaccard of each pair whose set sizes can pass
+        (0 for the others): a compiled count over the consistent sample first, exact where the
+        sample cannot rule the pair out."""
+        cfg = self.config
+        values, offsets = both.grams
+        sizes = np.diff(offsets).astype(np.float64)
+        sa, sb = sizes[ia], sizes[jb]
+        small, large = np.minimum(sa, sb), np.maximum(sa, sb)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gram_ratio = np.nan_to_num(small / large)
+        if cfg.match == "text":  # Jaccard >= t  <=>  common >= t (sa + sb) / (1 + t)
+            need = np.ceil(cfg.text_threshold * (sa + sb) / (1.0 + cfg.text_threshold) - 1e-9)
+            maybe = np.flatnonzero((gram_ratio >= cfg.text_threshold) & (small > 0))
+        else:  # strict pairs are judged on tokens alone
+            need = np.ceil(np.maximum(cfg.containment * small, cfg.coverage * large) - 1e-9)
+            maybe = np.flatnonzero(~strict & (gram_ratio >= cfg.coverage))
+        common = np.zeros(len(ia))
+        least = np.maximum(need[maybe], 1).astype(np.int64)
+        common[maybe] = _kernels.common_counts(
+            values, offsets, *both.sample, ia[maybe], jb[maybe], least, SAMPLE_RATE
+        )
+        common = np.maximum(common, 0)  # -1: certainly below need
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (
+                np.nan_to_num(common / small),
+                np.nan_to_num(common / large),
+                np.nan_to_num(common / (sa + sb - common)),
+            )
 
     def thresholds(self) -> dict[str, float]:
         """The decision points a report marks, by the measure they apply to."""

@@ -90,25 +90,39 @@ def bar_chart(
         f'transform="rotate(-90 12 {TOP + plot_h / 2})">{html.escape(y_label)}'
         f"{' (log scale)' if log_y else ''}</text>"
     )
+    out.extend(_marks(marks, plot_w, plot_h))
+    if len(series) > 1:
+        out.extend(_legend(series, plot_w))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _marks(marks: Sequence[Mark], plot_w: float, plot_h: float) -> list[str]:
+    """A vertical line and label per mark (e.g. a threshold), labels on the side with room."""
+    out = []
     for k, mark in enumerate(marks):
         x = LEFT + min(max(mark.position, 0.0), 1.0) * plot_w
-        right_half = x > LEFT + plot_w / 2  # label on the side with room
+        right_half = x > LEFT + plot_w / 2
         out.append(
             f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + plot_h}" class="mark"/>'
             f'<text x="{x - 3 if right_half else x + 3:.1f}" y="{TOP + 12 + 12 * k}" '
             f'text-anchor="{"end" if right_half else "start"}" class="mark-label">'
             f"{html.escape(mark.label)}</text>"
         )
-    if len(series) > 1:
-        for si, s in enumerate(series):
-            x = LEFT + plot_w - 150
-            y = TOP + 6 + 16 * si
-            out.append(
-                f'<rect x="{x}" y="{y}" width="10" height="10" fill="{s.color}"/>'
-                f'<text x="{x + 14}" y="{y + 9}">{html.escape(s.label)}</text>'
-            )
-    out.append("</svg>")
-    return "".join(out)
+    return out
+
+
+def _legend(series: Sequence[Series], plot_w: float) -> list[str]:
+    """A colour swatch and label per series, top right."""
+    out = []
+    for si, s in enumerate(series):
+        x = LEFT + plot_w - 150
+        y = TOP + 6 + 16 * si
+        out.append(
+            f'<rect x="{x}" y="{y}" width="10" height="10" fill="{s.color}"/>'
+            f'<text x="{x + 14}" y="{y + 9}">{html.escape(s.label)}</text>'
+        )
+    return out
 
 
 def _y_ticks(top: int, *, log_y: bool) -> list[int]:

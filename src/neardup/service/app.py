@@ -162,10 +162,19 @@ def _request_id(request: Request) -> str:
 
 
 def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics) -> None:
-    async def call(function, *args, **kwargs):
-        """Detector work (index + store) in a worker thread: the event loop never waits on it.
-        Writes need none: they are queued to the detector's committer thread and awaited."""
-        return await run_in_threadpool(function, *args, **kwargs)
+    _add_service_routes(app, detector, guard, metrics)
+    _add_write_routes(app, detector, metrics)
+    _add_read_routes(app, detector)
+
+
+async def _in_thread(function, *args, **kwargs):
+    """Detector work (index + store) in a worker thread: the event loop never waits on it.
+    Writes need none: they are queued to the detector's committer thread and awaited."""
+    return await run_in_threadpool(function, *args, **kwargs)
+
+
+def _add_service_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics) -> None:
+    """Health, Prometheus metrics and statistics."""
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
@@ -174,6 +183,20 @@ def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics
     @app.get("/metrics", include_in_schema=False)
     def prometheus() -> Response:
         return Response(metrics.exposition(), media_type=CONTENT_TYPE)
+
+    @app.get("/v1/stats")
+    async def stats(request: Request) -> dict[str, Any]:
+        """Counts and parameters; the store's location only to a client with the key."""
+        out = await _in_thread(detector.stats)
+        url = out.pop("store")
+        out["store"] = {"backend": backend(url)}
+        if guard.api_key is not None and guard.authorized(request_headers(request.scope)):
+            out["store"]["url"] = redact(url)
+        return out
+
+
+def _add_write_routes(app: FastAPI, detector: Detector, metrics: Metrics) -> None:
+    """Check-and-insert, one document or a batch."""
 
     # the write routes build their bodies from the detector's own results (the response model
     # documents them): returned as JSON directly, not validated a second time per request
@@ -194,17 +217,21 @@ def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics
         pairs = zip(batch.documents, results, strict=True)
         return _json({"results": [_result(d.id, r) for d, r in pairs]})
 
+
+def _add_read_routes(app: FastAPI, detector: Detector) -> None:
+    """Check without inserting, read and delete a stored document."""
+
     @app.post("/v1/check", response_model=CheckOut)
     async def check(doc: CheckIn) -> dict[str, Any]:
         """Same answer as POST /v1/documents, without inserting."""
-        r = await call(detector.check, doc.text)
+        r = await _in_thread(detector.check, doc.text)
         matches = [m.__dict__ for m in r.matches if m.id != doc.id]
         return {"duplicate": bool(matches), "matches": matches}
 
     # ``:path``: an id may contain "/" (percent-encode it as %2F or send it as is)
     @app.get("/v1/documents/{doc_id:path}", response_model=StoredOut)
     async def get_document(doc_id: str) -> StoredOut:
-        stored = await call(detector.get, doc_id)
+        stored = await _in_thread(detector.get, doc_id)
         if stored is None:
             raise RequestError(404, f"no document with id {doc_id!r}")
         return StoredOut(
@@ -217,16 +244,6 @@ def _add_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics
 
     @app.delete("/v1/documents/{doc_id:path}")
     async def delete_document(doc_id: str) -> dict[str, Any]:
-        if not await call(detector.remove, doc_id):
+        if not await _in_thread(detector.remove, doc_id):
             raise RequestError(404, f"no document with id {doc_id!r}")
         return {"id": doc_id, "deleted": True}
-
-    @app.get("/v1/stats")
-    async def stats(request: Request) -> dict[str, Any]:
-        """Counts and parameters; the store's location only to a client with the key."""
-        out = await call(detector.stats)
-        url = out.pop("store")
-        out["store"] = {"backend": backend(url)}
-        if guard.api_key is not None and guard.authorized(request_headers(request.scope)):
-            out["store"]["url"] = redact(url)
-        return out
