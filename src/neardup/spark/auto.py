@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..methods.auto import AutoMethod, CommonGrams, gram_sets
+from ..methods.auto import VERIFY_CHUNK, AutoMethod, CommonGrams, gram_sets
 from ..pairs import method_code
 from .batches import Batch, size
 from .ngram import candidate_edges, exact_groups, text_hashes
@@ -109,7 +109,13 @@ def _verify(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Ba
         texts = np.r_[b.pop("ta"), b.pop("tb")][first]
         prepared = method.prepare(list(texts))
         where = where.reshape(-1)
-        sim, ok = method.verify(prepared, where[:m], prepared, where[m:])
+        sim = np.zeros(m, np.float32)
+        ok = np.zeros(m, np.bool_)
+        for lo in range(0, m, VERIFY_CHUNK):  # bounded memory, as on one machine
+            hi = min(m, lo + VERIFY_CHUNK)
+            sim[lo:hi], ok[lo:hi] = method.verify(
+                prepared, where[lo:hi], prepared, where[m + lo : m + hi]
+            )
         out = {c: v[ok] for c, v in b.items()}
         out["d"] = np.full(int(ok.sum()), -1, np.int16)
         out["sim"] = sim[ok].astype(np.float32)
