@@ -26,29 +26,11 @@ import numpy as np
 from ..methods.auto import VERIFY_CHUNK, AutoMethod, CommonGrams, gram_sets
 from ..pairs import method_code
 from .batches import Batch, size
-from .ngram import candidate_edges, exact_groups, text_hashes
+from .ngram import candidate_edges, exact_groups
 from .simhash import with_texts
+from .workers import worker_method
 
 AUTO = method_code("auto")
-
-_methods: dict[tuple[str, str], AutoMethod] = {}
-
-
-def auto_method(options: dict[str, Any], tables: CommonGrams | None) -> AutoMethod:
-    """The method with ``tables``, built once per Python worker and table."""
-    from ..methods import create
-
-    key = (repr(sorted(options.items())), tables.digest() if tables is not None else "")
-    method = _methods.get(key)
-    if method is None:
-        method = _methods[key] = create("auto", tables=tables, **options)
-    return method
-
-
-def compared_columns(method: AutoMethod, texts: list[str]) -> Batch:
-    """The compared texts of a chunk and their hashes (the key of identical texts)."""
-    norm = method.compared(texts)
-    return {"norm": np.array(norm, dtype=object), "h": text_hashes(norm)}
 
 
 def _frequent(batches: Iterator[Batch], gram: int, floor: int) -> Iterator[np.ndarray]:
@@ -91,7 +73,7 @@ def fit_table(reps: Any, method: AutoMethod, documents: int) -> CommonGrams:
 
 
 def _key_rows(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
-    method = auto_method(options, tables.value)
+    method = worker_method("auto", options, tables.value)
     for b in batches:
         if size(b):
             values, offsets = method.prepare(list(b["norm"])).sketch
@@ -100,7 +82,7 @@ def _key_rows(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[
 
 def _verify(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
     """The copy rule on each pair; each distinct text of a batch is prepared once."""
-    method = auto_method(options, tables.value)
+    method = worker_method("auto", options, tables.value)
     for b in batches:
         m = size(b)
         if not m:
@@ -139,7 +121,7 @@ def auto_edges(
     )
     reps = reps.persist(storage)
     n_reps = int(reps.map(size).sum())
-    method = auto_method(options, tables)
+    method = worker_method("auto", options, tables)
     table = tables if tables is not None else fit_table(reps, method, n_reps)
     shared = reps.context.broadcast(table)
     rows = reps.mapPartitions(lambda it: _key_rows(it, options, shared))

@@ -35,7 +35,7 @@ from ..pairs import method_code
 from ..pipeline.outputs import TABLES_FILE
 from ..pipeline.summary import ACCOUNTING, run_counts, run_header
 from ..readers import ON_ERROR
-from .auto import auto_edges, compared_columns
+from .auto import auto_edges
 from .batches import Batch, concat, count_rows, route, size
 from .components import connected_components
 from .ngram import candidate_edges, exact_groups, key_rows, text_hashes
@@ -43,19 +43,9 @@ from .paragraph import paragraph_edges, prints_batch
 from .read import DOC, SKIP, checked_records, spark_format
 from .resolve import resolve
 from .simhash import identical_groups, near_pairs, verified
+from .workers import worker_method
 
 CHUNK = 20_000
-
-_method_cache: dict[str, Any] = {}
-
-
-def _method(name: str, options: dict[str, Any]) -> Any:
-    """The method, built once per Python worker."""
-    key = repr((name, sorted(options.items())))
-    method = _method_cache.get(key)
-    if method is None:
-        method = _method_cache[key] = create(name, **options)
-    return method
 
 
 def _prepare(
@@ -65,13 +55,13 @@ def _prepare(
     keep_text: bool,
 ) -> Iterator[Batch]:
     """Normalise (and fingerprint, for simhash) chunks of documents with the local code."""
-    method = _method(name, options)
+    method = worker_method(name, options)
     chunk: list[tuple[tuple[int, str, str], int]] = []
 
     def batch() -> Batch:
         texts = [r[0][2] for r in chunk]
         if name == "auto":
-            norm = []  # the compared texts, below
+            norm = method.compared(texts)
         elif name == "ngram":
             norm = method.normalized(texts)
         elif name == "simhash":
@@ -86,13 +76,11 @@ def _prepare(
         }
         if name == "simhash":
             out["fp"] = method.fingerprinter.fingerprint_many(norm, normalized=True)
-        elif name == "ngram":
-            out["h"] = text_hashes(norm)
-        elif name == "auto":
-            out.update(compared_columns(method, texts))
+        elif name in ("ngram", "auto"):
+            out["h"] = text_hashes(norm)  # identical texts meet by it
         else:  # paragraph: a nested batch of paragraph rows (its own length)
             out["paragraphs"] = prints_batch(method, texts, out["pos"])
-        if keep_text and name != "auto":
+        if keep_text:
             out["norm"] = np.array(norm, dtype=object)
         return out
 
