@@ -82,14 +82,19 @@ def split_suffix(path: str | os.PathLike) -> tuple[str, str]:
     return fmt, compression
 
 
+GZIP_LEVEL = 3
+
+
 def open_binary(path: str | os.PathLike, mode: str = "rb") -> BinaryIO:
     """Open a file, decompressing or compressing .gz and .zst by name."""
     p = os.fspath(path)
     if p.endswith(".gz"):
         if "r" in mode:
             return gzip.open(p, mode)  # type: ignore[return-value]
-        # no time stamp in the header: the same records give the same bytes on every run
-        return gzip.GzipFile(p, mode, compresslevel=6, mtime=0)  # type: ignore[return-value]
+        # no time stamp in the header: the same records give the same bytes on every run; level
+        # 3 writes twice as fast as 6 for a 7 % larger file (36 MB of CCTV: 0.47 s vs 1.02 s)
+        gz = gzip.GzipFile(p, mode, compresslevel=GZIP_LEVEL, mtime=0)
+        return io.BufferedWriter(gz, buffer_size=1 << 20)  # type: ignore[return-value]
     if p.endswith(".zst"):
         import zstandard
 
