@@ -194,8 +194,6 @@ class Prepared:
     grams: tuple[np.ndarray, np.ndarray]  # rare gram hashes per text (values, offsets)
     sketch: tuple[np.ndarray, np.ndarray]  # the ``sketch`` smallest of them
     tokens: np.ndarray  # alignment tokens per text (see :func:`neardup.copyrule.tokenize`)
-    codes: tuple[np.ndarray, np.ndarray]  # those tokens, hashed (values, offsets)
-    bags: np.ndarray  # the hashes sorted per text (bounds of the alignment)
     sample: tuple[np.ndarray, np.ndarray]  # consistent sample of the rare grams (see _sample)
 
     def __len__(self) -> int:
@@ -204,11 +202,11 @@ class Prepared:
 
 @dataclass(frozen=True)
 class _Grams:
-    """A chunk of compared texts, encoded, with each text's distinct gram hashes."""
+    """A chunk of compared texts with each text's alignment token count and distinct gram
+    hashes (the code points are dropped once those are counted: a batch holds every chunk)."""
 
     texts: list[str]
-    cps: np.ndarray
-    cp_offsets: np.ndarray
+    tokens: np.ndarray
     values: np.ndarray
     offsets: np.ndarray
 
@@ -216,7 +214,8 @@ class _Grams:
     def of(cls, texts: list[str], gram: int) -> _Grams:
         cps, cp_offsets = encode_texts(texts)
         hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, gram)
-        return cls(texts, cps, cp_offsets, *_kernels.unique_per_doc(hashes, hoff))
+        tokens = _kernels.token_counts(cps, cp_offsets)
+        return cls(texts, tokens, *_kernels.unique_per_doc(hashes, hoff))
 
 
 def gram_sets(texts: list[str], gram: int) -> tuple[np.ndarray, np.ndarray]:
@@ -224,6 +223,31 @@ def gram_sets(texts: list[str], gram: int) -> tuple[np.ndarray, np.ndarray]:
     common-gram table counts."""
     g = _Grams.of(texts, gram)
     return g.values, g.offsets
+
+
+@dataclass(frozen=True)
+class _Shapes:
+    """The pairs of a batch whose shape can pass (positions), with their rare-gram shares and
+    whether the short-text rule judges them."""
+
+    checked: np.ndarray
+    strict: np.ndarray
+    contain: np.ndarray
+    cover: np.ndarray
+
+    def documents(self, ia: np.ndarray, jb: np.ndarray) -> np.ndarray:
+        """The documents of those pairs, sorted."""
+        return np.unique(np.concatenate([ia[self.checked], jb[self.checked]]))
+
+
+@dataclass(frozen=True)
+class _Tokens:
+    """The copy rule's tokens (hashed, and sorted per text) of some documents of a batch."""
+
+    position: np.ndarray  # each document of the batch: its row here, or -1
+    texts: list[str]
+    codes: tuple[np.ndarray, np.ndarray]
+    bags: np.ndarray
 
 
 class AutoMethod:
@@ -337,14 +361,11 @@ class AutoMethod:
         values, offsets = grams.values, grams.offsets
         if len(table.values):
             values, offsets = _kernels.drop_members(values, offsets, table.values)
-        codes = token_codes(grams.texts, (grams.cps, grams.cp_offsets))
         return Prepared(
             grams.texts,
             (values, offsets),
             _sketch(values, offsets, self.config.sketch),
-            _kernels.token_counts(grams.cps, grams.cp_offsets),
-            codes,
-            _kernels.sort_per_doc(*codes),
+            grams.tokens,
             _sample(values, offsets),
         )
 
@@ -376,12 +397,19 @@ class AutoMethod:
         kernel, token alignment only where it can still change the answer (``prune`` off:
         on every pair that can pass, so that a rejected pair's similarity is exact).
         """
-        cfg = self.config
         ia = np.asarray(ia, np.int64)
         if b is a:
             both, jb = a, np.asarray(ib, np.int64)
         else:
             both, jb = merge_prepared([a, b]), np.asarray(ib, np.int64) + len(a)
+        shape = self._shapes(both, ia, jb)
+        tokens = self._tokens(both, shape.documents(ia, jb), workers=1)
+        verdicts = self._verdicts(tokens, ia, jb, shape, prune=prune, workers=workers)
+        return verdicts, shape.checked, shape.strict
+
+    def _shapes(self, both: Prepared, ia: np.ndarray, jb: np.ndarray) -> _Shapes:
+        """Which pairs can pass on their sizes and rare-gram shares (the copy rule decides)."""
+        cfg = self.config
         counts = both.tokens
         ta, tb = counts[ia].astype(np.float64), counts[jb].astype(np.float64)
         sizes = np.diff(both.grams[1]).astype(np.float64)
@@ -400,22 +428,53 @@ class AutoMethod:
                 strict, token_ratio >= low, (contain >= cfg.containment) & (cover >= cfg.coverage)
             )
         checked = np.flatnonzero(possible)
+        return _Shapes(checked, strict[checked], contain[checked], cover[checked])
+
+    def _tokens(self, both: Prepared, documents: np.ndarray, *, workers: int) -> _Tokens:
+        """The copy rule's tokens of ``documents`` (positions in ``both``): made for the
+        texts of pairs that can still pass, not kept per document (they would be the largest
+        state of a batch)."""
+        texts = [both.compared[k] for k in documents.tolist()]
+
+        def part(lo: int, hi: int) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+            codes = token_codes(texts[lo:hi])
+            return codes, _kernels.sort_per_doc(*codes)
+
+        parts = map_ranges(part, len(texts), size=DOCS_CHUNK, workers=workers)
+        codes = _concat_sets([c for c, _ in parts])
+        bags = _concat([b for _, b in parts], np.uint64)
+        position = np.full(len(both), -1, np.int64)
+        position[documents] = np.arange(len(documents))
+        return _Tokens(position, texts, codes, bags)
+
+    def _verdicts(
+        self,
+        tokens: _Tokens,
+        ia: np.ndarray,
+        jb: np.ndarray,
+        shape: _Shapes,
+        *,
+        prune: bool,
+        workers: int | None,
+    ) -> Verdicts:
+        """The copy rule on the pairs ``shape`` kept, on their documents' ``tokens``."""
+        cfg = self.config
         verdicts = judge_pairs(
-            both.compared,
-            ia[checked],
-            jb[checked],
+            tokens.texts,
+            tokens.position[ia[shape.checked]],
+            tokens.position[jb[shape.checked]],
             cfg.rule(),
-            token_rule=strict[checked],
-            gram_containment=contain[checked],
-            gram_coverage=cover[checked],
+            token_rule=shape.strict,
+            gram_containment=shape.contain,
+            gram_coverage=shape.cover,
             workers=self.workers if workers is None else workers,
             prune=prune,
-            codes=both.codes,
-            bags=both.bags,
+            codes=tokens.codes,
+            bags=tokens.bags,
         )
         if cfg.match == "text":
             verdicts = verdicts.with_copy(np.ones(len(verdicts), np.bool_))
-        return verdicts, checked, strict[checked]
+        return verdicts
 
     def _gram_shares(
         self, both: Prepared, ia: np.ndarray, jb: np.ndarray, strict: np.ndarray
@@ -502,20 +561,13 @@ class AutoMethod:
         sim = np.zeros(len(left), np.float32)
         ok = np.zeros(len(left), np.bool_)
         misses = NearMisses()
-        inner = 1 if self.workers > 1 else None  # the chunks share the cores
-
-        def verify(lo: int, hi: int) -> tuple[Verdicts, np.ndarray, np.ndarray]:
-            return self.judge(prepared, left[lo:hi], prepared, right[lo:hi], workers=inner)
-
-        # bounded memory for many candidates; chunks on ``workers`` threads, merged in order
-        chunks = chunk_ranges(len(left), VERIFY_CHUNK)
-        found = map_ranges(verify, len(left), size=VERIFY_CHUNK, workers=self.workers)
-        for (lo, hi), (verdicts, checked, short) in zip(chunks, found, strict=True):
+        for (lo, hi), shape, verdicts in self._verify_candidates(prepared, left, right):
+            checked = shape.checked
             sim[lo + checked] = verdicts.similarity
             ok[lo + checked] = verdicts.copy
             part_l, part_r = left[lo:hi], right[lo:hi]
             self._offer_near_misses(
-                misses, reps[part_l[checked]], reps[part_r[checked]], verdicts, short
+                misses, reps[part_l[checked]], reps[part_r[checked]], verdicts, shape.strict
             )
         clock.lap("verify")
         self.near_misses = misses
@@ -536,6 +588,35 @@ class AutoMethod:
             self.timings = clock.laps
             self.stats["partial_pairs"] = len(self.related_pairs)
         return found
+
+    def _verify_candidates(
+        self, prepared: Prepared, left: np.ndarray, right: np.ndarray
+    ) -> list[tuple[tuple[int, int], _Shapes, Verdicts]]:
+        """Each chunk of candidate pairs with its shapes and verdicts. Bounded memory for many
+        candidates: chunks of ``VERIFY_CHUNK`` pairs on ``workers`` threads, in order; the
+        shapes of every chunk first, then the tokens of the documents they leave, made once."""
+        chunks = chunk_ranges(len(left), VERIFY_CHUNK)
+        shapes = map_ranges(
+            lambda lo, hi: self._shapes(prepared, left[lo:hi], right[lo:hi]),
+            len(left),
+            size=VERIFY_CHUNK,
+            workers=self.workers,
+        )
+        used = np.zeros(len(prepared), np.bool_)
+        for (lo, hi), shape in zip(chunks, shapes, strict=True):
+            used[left[lo:hi][shape.checked]] = True
+            used[right[lo:hi][shape.checked]] = True
+        tokens = self._tokens(prepared, np.flatnonzero(used), workers=self.workers)
+        inner = 1 if self.workers > 1 else None  # the chunks share the cores
+
+        def verdicts(c: int, _end: int) -> Verdicts:
+            lo, hi = chunks[c]
+            return self._verdicts(
+                tokens, left[lo:hi], right[lo:hi], shapes[c], prune=True, workers=inner
+            )
+
+        found = map_ranges(verdicts, len(chunks), size=1, workers=self.workers)
+        return list(zip(chunks, shapes, found, strict=True))
 
     def _paragraph(self) -> Any:
         """The ``paragraph`` method that finds partial duplicates for ``partial``."""
@@ -632,8 +713,6 @@ def merge_prepared(parts: Sequence[Prepared]) -> Prepared:
         _concat_sets([p.grams for p in parts]),
         _concat_sets([p.sketch for p in parts]),
         _concat([p.tokens for p in parts], np.int64),
-        _concat_sets([p.codes for p in parts]),
-        _concat([p.bags for p in parts], np.uint64),
         _concat_sets([p.sample for p in parts]),
     )
 
@@ -647,8 +726,6 @@ def split_prepared(p: Prepared) -> list[Prepared]:
             _one_set(p.grams, i),
             _one_set(p.sketch, i),
             p.tokens[i : i + 1].copy(),
-            _one_set(p.codes, i),
-            p.bags[p.codes[1][i] : p.codes[1][i + 1]].copy(),
             _one_set(p.sample, i),
         )
         for i in range(len(p))
