@@ -38,7 +38,7 @@ from .. import _kernels
 from ..config import NormalizeConfig
 from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, token_codes
 from ..errors import ConfigError, InputError
-from ..index.ngram import candidates_from_keys
+from ..index.ngram import CandidateStats, candidate_chunks
 from ..markup import strip_markup
 from ..nearmiss import NearMisses
 from ..normalize import (
@@ -556,18 +556,16 @@ class AutoMethod:
         reps = np.sort(first)
         prepared = self.prepare([compared[i] for i in reps.tolist()], fit=True)
         clock.lap("sketch")
-        left, right, cstats = candidates_from_keys(*prepared.sketch)
+        left, right, shape, cstats = self._possible_pairs(prepared)
         clock.lap("candidates")
         sim = np.zeros(len(left), np.float32)
         ok = np.zeros(len(left), np.bool_)
         misses = NearMisses()
-        for (lo, hi), shape, verdicts in self._verify_candidates(prepared, left, right):
-            checked = shape.checked
-            sim[lo + checked] = verdicts.similarity
-            ok[lo + checked] = verdicts.copy
-            part_l, part_r = left[lo:hi], right[lo:hi]
+        for (lo, hi), verdicts in self._verify_possible(prepared, left, right, shape):
+            sim[lo:hi] = verdicts.similarity
+            ok[lo:hi] = verdicts.copy
             self._offer_near_misses(
-                misses, reps[part_l[checked]], reps[part_r[checked]], verdicts, shape.strict
+                misses, reps[left[lo:hi]], reps[right[lo:hi]], verdicts, shape.strict[lo:hi]
             )
         clock.lap("verify")
         self.near_misses = misses
@@ -589,34 +587,61 @@ class AutoMethod:
             self.stats["partial_pairs"] = len(self.related_pairs)
         return found
 
-    def _verify_candidates(
-        self, prepared: Prepared, left: np.ndarray, right: np.ndarray
-    ) -> list[tuple[tuple[int, int], _Shapes, Verdicts]]:
-        """Each chunk of candidate pairs with its shapes and verdicts. Bounded memory for many
-        candidates: chunks of ``VERIFY_CHUNK`` pairs on ``workers`` threads, in order; the
-        shapes of every chunk first, then the tokens of the documents they leave, made once."""
-        chunks = chunk_ranges(len(left), VERIFY_CHUNK)
-        shapes = map_ranges(
-            lambda lo, hi: self._shapes(prepared, left[lo:hi], right[lo:hi]),
-            len(left),
-            size=VERIFY_CHUNK,
-            workers=self.workers,
+    def _possible_pairs(
+        self, prepared: Prepared
+    ) -> tuple[np.ndarray, np.ndarray, _Shapes, CandidateStats]:
+        """The candidate pairs (sharing a sketch key) whose shape can pass, with their shapes
+        (``checked`` = all of them). Candidates are made a chunk of documents at a time and
+        measured in chunks of ``VERIFY_CHUNK`` pairs on ``workers`` threads, so that only the
+        pairs that can pass are held (weibo_ced_zh: 9.5 of 23.4 million candidates)."""
+        stats, chunks = candidate_chunks(*prepared.sketch)
+        kept: list[tuple[np.ndarray, np.ndarray, _Shapes]] = []
+        candidates = 0
+        for left, right in chunks:
+            candidates += len(left)
+            shapes = map_ranges(
+                lambda lo, hi, left=left, right=right: self._shapes(
+                    prepared, left[lo:hi], right[lo:hi]
+                ),
+                len(left),
+                size=VERIFY_CHUNK,
+                workers=self.workers,
+            )
+            for (lo, hi), shape in zip(chunk_ranges(len(left), VERIFY_CHUNK), shapes, strict=True):
+                kept.append((left[lo:hi][shape.checked], right[lo:hi][shape.checked], shape))
+        none = np.empty(0, np.int64)
+        pl = np.concatenate([none, *(k[0] for k in kept)])
+        pr = np.concatenate([none, *(k[1] for k in kept)])
+        shape = _Shapes(
+            np.arange(len(pl)),
+            np.concatenate([np.empty(0, np.bool_), *(k[2].strict for k in kept)]),
+            np.concatenate([np.empty(0), *(k[2].contain for k in kept)]),
+            np.concatenate([np.empty(0), *(k[2].cover for k in kept)]),
         )
+        return pl, pr, shape, replace(stats, candidates=candidates)
+
+    def _verify_possible(
+        self, prepared: Prepared, left: np.ndarray, right: np.ndarray, shape: _Shapes
+    ) -> list[tuple[tuple[int, int], Verdicts]]:
+        """The verdicts on pairs that can pass (:meth:`_possible_pairs`), a chunk of
+        ``VERIFY_CHUNK`` pairs at a time on ``workers`` threads, in order; the tokens of their
+        documents made once."""
         used = np.zeros(len(prepared), np.bool_)
-        for (lo, hi), shape in zip(chunks, shapes, strict=True):
-            used[left[lo:hi][shape.checked]] = True
-            used[right[lo:hi][shape.checked]] = True
+        used[left] = True
+        used[right] = True
         tokens = self._tokens(prepared, np.flatnonzero(used), workers=self.workers)
         inner = 1 if self.workers > 1 else None  # the chunks share the cores
 
-        def verdicts(c: int, _end: int) -> Verdicts:
-            lo, hi = chunks[c]
+        def verdicts(lo: int, hi: int) -> Verdicts:
+            part = _Shapes(
+                np.arange(hi - lo), shape.strict[lo:hi], shape.contain[lo:hi], shape.cover[lo:hi]
+            )
             return self._verdicts(
-                tokens, left[lo:hi], right[lo:hi], shapes[c], prune=True, workers=inner
+                tokens, left[lo:hi], right[lo:hi], part, prune=True, workers=inner
             )
 
-        found = map_ranges(verdicts, len(chunks), size=1, workers=self.workers)
-        return list(zip(chunks, shapes, found, strict=True))
+        found = map_ranges(verdicts, len(left), size=VERIFY_CHUNK, workers=self.workers)
+        return list(zip(chunk_ranges(len(left), VERIFY_CHUNK), found, strict=True))
 
     def _paragraph(self) -> Any:
         """The ``paragraph`` method that finds partial duplicates for ``partial``."""
