@@ -368,6 +368,69 @@ def test_copy_rule_moved_text_is_not_a_substitution():
     assert method.compare(en.format("only removes"), en.format("removes only"))["duplicate"]
 
 
+FIRE = [
+    "{city}市{district}区一{place}发生特别重大{kind}事故，当地立即启动应急响应，消防救援力量第一时间赶赴现场处置。",
+    "事故发生后，国务院安委会办公室派出工作组赶赴{city}，指导地方全力做好伤员救治、善后处置和事故调查等工作。",
+    "工作组要求，要深刻吸取事故教训，举一反三，立即在全省范围内开展隐患排查整治，坚决遏制重特大事故发生。",
+    "目前，伤员已被送往医院救治，事故原因正在进一步调查中，相关责任人已被依法控制，善后工作有序开展。",
+]
+
+
+def test_copy_rule_follows_moved_paragraphs():
+    """Copy rule 5: paragraphs a copy puts in another order are matched where they are, so the
+    passages standing in their place are not read as replaced names; a template filled with
+    another city, district and place stays apart in any order."""
+    method = create("auto")
+    values = {"city": "安阳", "district": "文峰", "place": "商贸公司", "kind": "火灾"}
+    other = {"city": "银川", "district": "兴庆", "place": "烧烤店", "kind": "燃气爆炸"}
+    story = [p.format(**values) for p in FIRE]
+    order = [2, 0, 3, 1]
+    shuffled = "\n".join(story[k] for k in order)
+    # without the move step the alignment pairs each moved paragraph with another one
+    assert method.compare("\n".join(story), shuffled)["duplicate"]
+    typo = shuffled.replace("救治", "就治", 1).replace("有序", "有续", 1)
+    assert method.compare("\n".join(story), typo)["duplicate"]
+    template = "\n".join(FIRE[k].format(**other) for k in order)
+    verdict = method.compare("\n".join(story), template)
+    assert not verdict["duplicate"] and verdict["value_changes"] >= 2
+
+
+def test_copy_rule_moved_passages_put_back_in_order():
+    """Shuffled passages, each with the noise a copy put before it, come back in the first
+    text's order with that noise in front (the oracle builds the expected order directly),
+    unless that matches less than ``MOVE_GAIN`` of the shorter text more."""
+    import random
+
+    from rapidfuzz.distance import Indel
+
+    from neardup.copyrule import MOVE_GAIN, _in_order
+
+    rng = random.Random(7)
+    moved = 0
+    for _ in range(200):
+        count = rng.randint(2, 6)
+        pieces = [
+            [f"w{rng.randrange(10**6)}" for _ in range(rng.randint(8, 15))] for _ in range(count)
+        ]
+        noise = [
+            [f"n{rng.randrange(10**6)}" for _ in range(rng.choice((0, 0, 1, 3)))]
+            for _ in range(count)
+        ]
+        a = [t for p in pieces for t in p]
+        order = list(range(count))
+        rng.shuffle(order)
+        tail = [f"t{rng.randrange(10**6)}" for _ in range(rng.randint(0, 3))]
+        b = [t for k in order for t in noise[k] + pieces[k]] + tail
+        want = [t for k in range(count) for t in noise[k] + pieces[k]] + tail
+        gain = Indel.distance(a, b) - Indel.distance(a, want)
+        if gain >= 2 * MOVE_GAIN * min(len(a), len(b)):
+            assert _in_order(a, b) == (a, want)
+            moved += 1
+        else:  # nothing moved, or too little to matter: untouched
+            assert _in_order(a, b)[1] is b
+    assert moved > 150
+
+
 def test_auto_containment_and_one_correction():
     """A truncated copy covering half of its source is a copy; one corrected figure too."""
     long_a = "。".join(PARA) + "。" + "。".join(p[::-1] for p in PARA)

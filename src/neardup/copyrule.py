@@ -16,7 +16,8 @@ Year speeches share 96 % of their character 3-grams), so the rule looks at *what
    a place, a title; a one-for-one character change is a typo, and so is a run of homophones,
    合力 / 和利, what a pinyin input method gets wrong; a longer change is a rewritten
    sentence). A changed year, date or identifier (5 or more digits) always means another event
-   or record (a *hard* change).
+   or record (a *hard* change). Paragraphs a copy moved are first put back in the other text's
+   order (:func:`_in_order`), so that the passages standing in their place are not compared.
 
 A pair is a copy when
 
@@ -36,13 +37,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-4"  # 4: moved text is not a substitution
+RULE_VERSION = "neardup-copy-5"  # 4: moved text is not a substitution; 5: moved paragraphs followed
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -55,6 +57,8 @@ _CN_NUMBER = re.compile(
 _DIGIT = re.compile(r"\d")
 _YEAR = re.compile(r"^(19|20)\d\d$")
 MIN_ANCHOR = 3  # tokens: a shorter aligned run between two gaps does not anchor them
+MOVE_MIN = 8  # tokens: a shorter shared run is not recognised as a moved passage
+MOVE_GAIN = 0.1  # share of the shorter text that putting moved passages back must match more
 
 
 @dataclass(frozen=True)
@@ -309,6 +313,67 @@ def _segments(
     return substituted, moved
 
 
+def _shared_blocks(a: Sequence[str], b: Sequence[str], k: int) -> list[tuple[int, int, int]]:
+    """Maximal runs of tokens the two texts share, ``(a_start, b_start, length)``, found through
+    the runs of ``k`` tokens that occur exactly once in each text (so a repeated phrase does not
+    pair up with the wrong place), in order of ``a_start``."""
+    if min(len(a), len(b)) < k:
+        return []
+
+    def once(seq: Sequence[str]) -> dict[tuple[str, ...], int]:
+        seen: dict[tuple[str, ...], int] = {}
+        for p in range(len(seq) - k + 1):
+            gram = tuple(seq[p : p + k])
+            seen[gram] = -1 if gram in seen else p
+        return seen
+
+    in_a, in_b = once(a), once(b)
+    hits = sorted((p, in_b[g]) for g, p in in_a.items() if p >= 0 and in_b.get(g, -1) >= 0)
+    blocks: list[list[int]] = []
+    for p, q in hits:
+        last = blocks[-1] if blocks else None
+        if last and p == last[0] + last[2] - k + 1 and q == last[1] + last[2] - k + 1:
+            last[2] += 1  # the next gram on the same diagonal
+        else:
+            blocks.append([p, q, k])
+    return [(p, q, n) for p, q, n in blocks]
+
+
+def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequence[str]]:
+    """``b`` with the passages it shares with ``a`` put in ``a``'s order.
+
+    A copy may move paragraphs (a repost that puts the key paragraph first, a page whose blocks
+    a crawler reads in another order), and a longest common subsequence cannot follow a move:
+    it aligns a moved paragraph with whatever stands in its place and sees substituted names
+    everywhere. So the runs of at least ``MOVE_MIN`` tokens both texts share are put in the
+    order they have in ``a``, each with the tokens that precede it in ``b`` (the head of a moved
+    paragraph travels with it: 银川市… before a shared passage in one text still faces 安阳市…
+    before it in the other, and a template filled with other values stays apart in any order).
+    Tokens after the last shared run stay at the end. Unchanged when nothing moved, or when the
+    new order matches fewer than ``MOVE_GAIN`` of the shorter text more (a sentence moved inside
+    a rewritten story is no reason to pair its rewritten passages differently)."""
+    blocks = _shared_blocks(a, b, MOVE_MIN)
+    if all(x[1] < y[1] for x, y in pairwise(blocks)):
+        return a, b  # nothing moved: the common case
+    shared = [False] * len(b)
+    for _, q, n in blocks:
+        shared[q : q + n] = [True] * n
+    key: list[float] = [float(len(a))] * len(b)  # where each token of b goes, in a's positions
+    for p, q, n in blocks:
+        key[q : q + n] = range(p, p + n)
+        t = q - 1
+        while t >= 0 and not shared[t]:
+            key[t] = p - 0.5  # the gap before a run goes with it
+            t -= 1
+    from rapidfuzz.distance import Indel
+
+    order = sorted(range(len(b)), key=lambda t: (key[t], t))
+    moved = [b[t] for t in order]
+
+    gain = Indel.distance(a, b) - Indel.distance(a, moved)  # twice the tokens it matches more
+    return (a, moved) if gain >= 2 * MOVE_GAIN * min(len(a), len(b)) else (a, b)
+
+
 def _canonical(i: int, j: int, texts: Sequence[str], tokens: dict) -> tuple[int, int]:
     """The pair in one order whichever way it was given (fewer tokens first, then the smaller
     text): the alignment of two texts can break ties differently in each direction, and a
@@ -336,7 +401,7 @@ def _value_changes(
     (:func:`_typos`).
     """
     changes, names, hard = 0, 0, False
-    substituted, moved = _segments(a, b, rule.max_value_tokens)
+    substituted, moved = _segments(*_in_order(a, b), rule.max_value_tokens)
     for gap_a, gap_b, before, after_a, after_b in substituted:
         if "".join(gap_a) == "".join(gap_b):
             continue  # a word split or joined by a space or a mark
