@@ -20,7 +20,8 @@ with the mean that reaches ``--docs`` with all of them (5,000,000: all 898,251 s
 variant is :func:`nearcopy.make_copy` at ``light`` strength (1-2 edits: repost wrapping, tags,
 mentions, emoji, URLs, header/footer/ad, sentence deletion or insertion, truncation to 90-97 %,
 homophones, punctuation, width, traditional characters), with the edit list of the source's
-length (``long`` for 200 characters or more). The script prints the realised mean length and
+length (``long`` for 200 characters or more; inserted sentences come from the first 1,000
+sources). The script prints the realised mean length and
 the share of variants.
 """
 

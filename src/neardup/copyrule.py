@@ -352,6 +352,8 @@ def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequen
     Tokens after the last shared run stay at the end. Unchanged when nothing moved, or when the
     new order matches fewer than ``MOVE_GAIN`` of the shorter text more (a sentence moved inside
     a rewritten story is no reason to pair its rewritten passages differently)."""
+    from rapidfuzz.distance import Indel
+
     blocks = _shared_blocks(a, b, MOVE_MIN)
     if all(x[1] < y[1] for x, y in pairwise(blocks)):
         return a, b  # nothing moved: the common case
@@ -365,11 +367,7 @@ def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequen
         while t >= 0 and not shared[t]:
             key[t] = p - 0.5  # the gap before a run goes with it
             t -= 1
-    from rapidfuzz.distance import Indel
-
-    order = sorted(range(len(b)), key=lambda t: (key[t], t))
-    moved = [b[t] for t in order]
-
+    moved = [b[t] for t in sorted(range(len(b)), key=lambda t: (key[t], t))]
     gain = Indel.distance(a, b) - Indel.distance(a, moved)  # twice the tokens it matches more
     return (a, moved) if gain >= 2 * MOVE_GAIN * min(len(a), len(b)) else (a, b)
 

@@ -239,6 +239,23 @@ class _Shapes:
         """The documents of those pairs, sorted."""
         return np.unique(np.concatenate([ia[self.checked], jb[self.checked]]))
 
+    def rows(self, lo: int, hi: int) -> _Shapes:
+        """Rows ``lo:hi`` of a batch whose every pair is checked, as a batch of their own."""
+        return _Shapes(
+            np.arange(hi - lo), self.strict[lo:hi], self.contain[lo:hi], self.cover[lo:hi]
+        )
+
+    @classmethod
+    def joined(cls, parts: Sequence[_Shapes]) -> _Shapes:
+        """The checked pairs of ``parts``, in order, as one batch whose every pair is checked."""
+        strict = np.concatenate([np.empty(0, np.bool_), *(p.strict for p in parts)])
+        return cls(
+            np.arange(len(strict)),
+            strict,
+            np.concatenate([np.empty(0), *(p.contain for p in parts)]),
+            np.concatenate([np.empty(0), *(p.cover for p in parts)]),
+        )
+
 
 @dataclass(frozen=True)
 class _Tokens:
@@ -612,12 +629,7 @@ class AutoMethod:
         none = np.empty(0, np.int64)
         pl = np.concatenate([none, *(k[0] for k in kept)])
         pr = np.concatenate([none, *(k[1] for k in kept)])
-        shape = _Shapes(
-            np.arange(len(pl)),
-            np.concatenate([np.empty(0, np.bool_), *(k[2].strict for k in kept)]),
-            np.concatenate([np.empty(0), *(k[2].contain for k in kept)]),
-            np.concatenate([np.empty(0), *(k[2].cover for k in kept)]),
-        )
+        shape = _Shapes.joined([k[2] for k in kept])
         return pl, pr, shape, replace(stats, candidates=candidates)
 
     def _verify_possible(
@@ -633,11 +645,8 @@ class AutoMethod:
         inner = 1 if self.workers > 1 else None  # the chunks share the cores
 
         def verdicts(lo: int, hi: int) -> Verdicts:
-            part = _Shapes(
-                np.arange(hi - lo), shape.strict[lo:hi], shape.contain[lo:hi], shape.cover[lo:hi]
-            )
             return self._verdicts(
-                tokens, left[lo:hi], right[lo:hi], part, prune=True, workers=inner
+                tokens, left[lo:hi], right[lo:hi], shape.rows(lo, hi), prune=True, workers=inner
             )
 
         found = map_ranges(verdicts, len(left), size=VERIFY_CHUNK, workers=self.workers)
