@@ -354,6 +354,12 @@ def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequen
     a rewritten story is no reason to pair its rewritten passages differently)."""
     from rapidfuzz.distance import Indel
 
+    short = min(len(a), len(b))
+    if short < MOVE_MIN:
+        return a, b  # no shared run
+    distance = Indel.distance(a, b)
+    if distance - abs(len(a) - len(b)) < 2 * MOVE_GAIN * short:
+        return a, b  # no order can match enough more: b's length bounds the new distance
     blocks = _shared_blocks(a, b, MOVE_MIN)
     if all(x[1] < y[1] for x, y in pairwise(blocks)):
         return a, b  # nothing moved: the common case
@@ -368,8 +374,8 @@ def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequen
             key[t] = p - 0.5  # the gap before a run goes with it
             t -= 1
     moved = [b[t] for t in sorted(range(len(b)), key=lambda t: (key[t], t))]
-    gain = Indel.distance(a, b) - Indel.distance(a, moved)  # twice the tokens it matches more
-    return (a, moved) if gain >= 2 * MOVE_GAIN * min(len(a), len(b)) else (a, b)
+    gain = distance - Indel.distance(a, moved)  # twice the tokens it matches more
+    return (a, moved) if gain >= 2 * MOVE_GAIN * short else (a, b)
 
 
 def _canonical(i: int, j: int, texts: Sequence[str], tokens: dict) -> tuple[int, int]:
