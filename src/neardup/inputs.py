@@ -20,6 +20,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigError, InputError
 from .readers import Record, RecordReader, Skipped, split_suffix
@@ -146,6 +147,21 @@ class Inputs:
                 if self.prefix_ids:
                     item = _prefixed(item, self.labels[source])
                 yield Item(source, item)
+
+    def blocks(self) -> Iterator[tuple[int, Any]]:
+        """``(input number, block)`` for every block of every input (see :mod:`neardup.blocks`):
+        the same records as iterating, fewer Python objects."""
+        from .blocks import Columns
+
+        for source, reader in enumerate(self.readers):
+            label = self.labels[source]
+            for block in reader.blocks():
+                if self.prefix_ids:
+                    if isinstance(block, Columns):
+                        block = block.with_prefix(label)
+                    else:
+                        block = [_prefixed(item, label) for item in block]
+                yield source, block
 
     def where(self, source: int, number: int) -> str:
         """``<input>, record N``: for messages that name a record among several inputs."""

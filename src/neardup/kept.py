@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import csv
 import io
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
 
-from .readers import RecordReader, open_binary, split_suffix
+from . import blocks
+from .readers import RecordReader, open_binary, split_suffix, stream_errors
 
 _EXT = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "text": ".txt"}
 _COMPRESSIONS = ("", ".gz", ".zst")
@@ -67,9 +69,9 @@ def write_single(readers: Sequence[RecordReader], keeps: Sequence[set[int]], pat
         if fmt in ("jsonl", "text"):
             written = 0
             for reader, keep in zip(readers, keeps, strict=True):
-                for _, line in _lines(reader, keep):
-                    out.write(line if line.endswith(b"\n") else line + b"\n")
-                    written += 1
+                for lines in _kept_blocks(reader, keep):
+                    out.write(b"\n".join(lines) + b"\n")
+                    written += len(lines)
             return written
         return _csv(readers, keeps, out)
 
@@ -86,18 +88,40 @@ def write_jsonl(readers: Sequence[RecordReader], keeps: Sequence[set[int]], out:
 
 
 # -- reading kept records back, per format --------------------------------------------------------
-def _lines(reader: RecordReader, keep: set[int]) -> Iterator[tuple[int, bytes]]:
-    """(record number, raw line) of the kept lines of a JSONL or text input."""
+def _kept_blocks(reader: RecordReader, keep: set[int]) -> Iterator[list[bytes]]:
+    """The kept lines of a JSONL or text input (without their line ends), a block of the input
+    at a time (:func:`neardup.blocks.line_blocks`); reading stops after the last kept line. A
+    stream that breaks off mid-block is read again line by line, so a kept line before the break
+    is still found and a lost tail the first reading skipped is not read."""
     if not keep:
         return
-    found = 0
-    with open_binary(reader.path) as lines:
-        for number, line in enumerate(lines, 1):
-            if number in keep:
-                yield number, line
-                found += 1
-                if found == len(keep):
+    wanted = sorted(keep)
+    done = last = 0
+    try:
+        with open_binary(reader.path) as handle:
+            for first, lines in blocks.line_blocks(handle, blocks.BLOCK_BYTES):
+                end = first + len(lines)
+                stop = bisect_left(wanted, end, done)
+                if stop > done:
+                    yield [lines[n - first] for n in wanted[done:stop]]
+                done, last = stop, end - 1
+                if done == len(wanted):
                     return
+    except stream_errors():
+        pass
+    with open_binary(reader.path) as handle:
+        for number, line in enumerate(handle, 1):
+            if number > last and number in keep:
+                yield [line.rstrip(b"\n")]
+                done += 1
+                if done == len(wanted):
+                    return
+
+
+def _lines(reader: RecordReader, keep: set[int]) -> Iterator[bytes]:
+    """The kept lines of a JSONL or text input, one at a time, without their line ends."""
+    for block in _kept_blocks(reader, keep):
+        yield from block
 
 
 def _header(reader: RecordReader) -> list[str]:
@@ -144,10 +168,10 @@ def _batches(reader: RecordReader, keep: set[int]) -> Iterator[Any]:
 def _json_lines(reader: RecordReader, keep: set[int]) -> Iterator[bytes]:
     fmt = reader.format
     if fmt == "jsonl":
-        for _, line in _lines(reader, keep):
-            yield line if line.endswith(b"\n") else line + b"\n"
+        for line in _lines(reader, keep):
+            yield line + b"\n"
     elif fmt == "text":
-        for _, line in _lines(reader, keep):
+        for line in _lines(reader, keep):
             text = line.decode("utf-8").rstrip("\r\n")
             yield orjson.dumps({reader.text_field: text}) + b"\n"
     elif fmt in ("csv", "tsv"):

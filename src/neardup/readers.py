@@ -45,7 +45,7 @@ _SUFFIX_FORMAT = {
     ".text": "text",
 }
 _COMPRESSIONS = (".gz", ".zst")
-_SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or lone surrogates
+SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or lone surrogates
 LOST_TAIL = ("truncated", "corrupt_stream")  # reasons of a Skipped entry standing for a lost tail
 csv.field_size_limit(1 << 30)
 
@@ -145,7 +145,7 @@ class _ZstdReader(io.RawIOBase):
         super().close()
 
 
-def _stream_errors() -> tuple[type[Exception], ...]:
+def stream_errors() -> tuple[type[Exception], ...]:
     """What gzip, zlib and zstandard raise on truncated or corrupt compressed input."""
     import zstandard
 
@@ -154,7 +154,7 @@ def _stream_errors() -> tuple[type[Exception], ...]:
 
 def escape_undecodable(value: str) -> str:
     """``value`` with undecodable bytes written as ``\\xff`` escapes, so it encodes as UTF-8."""
-    return _SURROGATE.sub(_escape_surrogate, value)
+    return SURROGATE.sub(_escape_surrogate, value)
 
 
 def _escape_surrogate(match: re.Match) -> str:
@@ -192,7 +192,7 @@ def check_row(
                 f"id field {id_field!r} is {type(doc_id).__name__}, not a string or integer",
             )
         doc_id = str(doc_id)
-    if _SURROGATE.search(doc_id):
+    if SURROGATE.search(doc_id):
         bad = escape_undecodable(doc_id)
         return Skipped(number, bad, "invalid_utf8", f"id {bad!r} is not valid UTF-8")
     if text_field not in row:
@@ -211,7 +211,7 @@ def check_row(
             "text_not_string",
             f"text field {text_field!r} is {type(text).__name__}, not a string",
         )
-    if _SURROGATE.search(text):
+    if SURROGATE.search(text):
         return Skipped(number, doc_id, "invalid_utf8", "text is not valid UTF-8")
     if not text.strip():
         return Skipped(number, doc_id, "empty_text", "the text is empty")
@@ -270,14 +270,21 @@ class RecordReader:
             for item in rows:
                 empty, last = False, item.number
                 yield item
-        except _stream_errors() as exc:
+        except stream_errors() as exc:
             yield self._broken(last, exc)
             return
         if empty:
-            self._bad(0, None, "empty_file", "the file holds no records")
+            self.bad(0, None, "empty_file", "the file holds no records")
+
+    def blocks(self) -> Iterator[Any]:
+        """The records in blocks, :class:`neardup.blocks.Columns` where they are clean: the
+        fast path of reading (:func:`neardup.blocks.record_blocks`)."""
+        from .blocks import record_blocks
+
+        return record_blocks(self)
 
     # -- shared checks ----------------------------------------------------------------------
-    def _bad(self, number: int, doc_id: str | None, reason: str, message: str) -> Skipped:
+    def bad(self, number: int, doc_id: str | None, reason: str, message: str) -> Skipped:
         if self.on_error == "fail" or reason == "empty_file":
             if reason == "empty_file" and self.on_error == "skip":
                 return Skipped(number, doc_id, reason, message)
@@ -294,12 +301,12 @@ class RecordReader:
         else:
             reason, what = "corrupt_stream", "the compressed data is corrupt"
         message = f"{what} after record {last}, the rest is lost ({exc})"
-        return self._bad(last + 1, None, reason, message)
+        return self.bad(last + 1, None, reason, message)
 
-    def _record(self, number: int, row: dict[str, Any], raw: Any) -> Record | Skipped:
+    def record(self, number: int, row: dict[str, Any], raw: Any) -> Record | Skipped:
         item = check_row(number, row, raw, text_field=self.text_field, id_field=self.id_field)
         if isinstance(item, Skipped) and item.reason != "empty_text":
-            return self._bad(item.number, item.id, item.reason, item.message)
+            return self.bad(item.number, item.id, item.reason, item.message)
         return item
 
     # -- formats ----------------------------------------------------------------------------
@@ -310,9 +317,9 @@ class RecordReader:
                     continue
                 row = parse_json_line(number, line)
                 if isinstance(row, Skipped):
-                    yield self._bad(row.number, None, row.reason, row.message)
+                    yield self.bad(row.number, None, row.reason, row.message)
                     continue
-                yield self._record(number, row, line)
+                yield self.record(number, row, line)
 
     def _csv(self) -> Iterator[Record | Skipped]:
         delimiter = "\t" if self.format == "tsv" else ","
@@ -325,7 +332,7 @@ class RecordReader:
                 return
             except csv.Error as exc:
                 raise InputError(f"malformed header ({exc})", source=self.source) from None
-            bad = [escape_undecodable(h) for h in header if _SURROGATE.search(h)]
+            bad = [escape_undecodable(h) for h in header if SURROGATE.search(h)]
             if bad:
                 raise InputError(
                     f"the header is not valid UTF-8 (column {bad[0]!r})", source=self.source
@@ -339,21 +346,21 @@ class RecordReader:
                     return
                 except csv.Error as exc:
                     number += 1
-                    yield self._bad(number, None, "malformed_row", f"malformed row ({exc})")
+                    yield self.bad(number, None, "malformed_row", f"malformed row ({exc})")
                     continue
                 number += 1
                 if not values:
                     number -= 1
                     continue
                 if len(values) != width:
-                    yield self._bad(
+                    yield self.bad(
                         number,
                         None,
                         "malformed_row",
                         f"{len(values)} fields, the header has {width}",
                     )
                     continue
-                yield self._record(number, dict(zip(header, values, strict=True)), values)
+                yield self.record(number, dict(zip(header, values, strict=True)), values)
 
     def _parquet(self) -> Iterator[Record | Skipped]:
         import pyarrow.parquet as pq
@@ -373,7 +380,7 @@ class RecordReader:
         for batch in pfile.iter_batches(columns=columns, batch_size=65536):
             for row in batch.to_pylist():
                 number += 1
-                yield self._record(number, row, number - 1)
+                yield self.record(number, row, number - 1)
 
     def _text(self) -> Iterator[Record | Skipped]:
         with open_binary(self.path) as handle:
@@ -381,9 +388,9 @@ class RecordReader:
                 try:
                     text = line.decode("utf-8").rstrip("\r\n")
                 except UnicodeDecodeError as exc:
-                    yield self._bad(number, None, "invalid_utf8", f"not valid UTF-8 ({exc.reason})")
+                    yield self.bad(number, None, "invalid_utf8", f"not valid UTF-8 ({exc.reason})")
                     continue
-                yield self._record(
+                yield self.record(
                     number,
                     {"text": text} if self.text_field == "text" else {self.text_field: text},
                     line,

@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks import Columns
 from ..errors import InputError
 from ..inputs import Inputs, Item
-from ..readers import LOST_TAIL, RecordReader, Skipped
+from ..readers import LOST_TAIL, Record, RecordReader, Skipped
 
 CHUNK = 100_000  # documents fingerprinted at once by a streaming method
 
@@ -66,56 +67,96 @@ class Batch:
 
 def read_all(inputs: Inputs, method: Any, *, quiet: bool, keep_texts: bool = False) -> Batch:
     """Read every record of every input; for streaming methods, fingerprint in chunks and drop
-    the texts (unless ``keep_texts``). An id used twice is an error naming both records (or, with ``--on-error skip``, a
-    counted skip of the second)."""
-    ids: list[str] = []
-    numbers: list[int] = []
-    sources: list[int] = []
-    lengths: list[int] = []
-    texts: list[str] = []
-    skipped: list[Item] = []
-    seen: dict[str, tuple[int, int]] = {}
+    the texts (unless ``keep_texts``). An id used twice is an error naming both records (or, with
+    ``--on-error skip``, a counted skip of the second). Clean blocks of records are taken whole
+    (:mod:`neardup.blocks`), the others record by record."""
     streaming = (
         not keep_texts
         and hasattr(method, "pairs_from_fingerprints")
         and method.config.verify is None
     )
-    fp_parts: list[np.ndarray] = []
-    chunk: list[str] = []
+    reading = _Reading(inputs, method if streaming else None)
     bar = progress(quiet, "reading")
-    for entry in inputs:
-        bar.update(1)
-        source, rec = entry.source, entry.item
+    for source, block in inputs.blocks():
+        bar.update(len(block))
+        if isinstance(block, Columns):
+            reading.add_columns(source, block)
+        else:
+            for rec in block:
+                reading.add(source, rec)
+    bar.close()
+    return reading.batch()
+
+
+class _Reading:
+    """The documents read so far (see :func:`read_all`)."""
+
+    def __init__(self, inputs: Inputs, streaming: Any):
+        self.inputs = inputs
+        self.method = streaming  # a streaming method fingerprints chunks; None keeps the texts
+        self.ids: list[str] = []
+        self.numbers: list[int] = []
+        self.sources: list[int] = []
+        self.lengths: list[int] = []
+        self.texts: list[str] = []
+        self.skipped: list[Item] = []
+        self.seen: dict[str, tuple[int, int]] = {}
+        self.fp_parts: list[np.ndarray] = []
+        self.chunk: list[str] = []
+
+    def add(self, source: int, rec: Record | Skipped) -> None:
+        """One record or skip."""
         if isinstance(rec, Skipped):
-            warn_lost_tail(inputs.readers[source], rec)
-            skipped.append(entry)
-            continue
-        first = seen.get(rec.id)
+            warn_lost_tail(self.inputs.readers[source], rec)
+            self.skipped.append(Item(source, rec))
+            return
+        first = self.seen.get(rec.id)
         if first is not None:
-            where = _record(inputs, *first)
-            if inputs.on_error == "fail":
+            where = _record(self.inputs, *first)
+            if self.inputs.on_error == "fail":
                 raise InputError(
                     f"duplicate id {rec.id!r} (first at {where})",
-                    source=inputs.readers[source].source,
+                    source=self.inputs.readers[source].source,
                     record=rec.number,
                 )
             why = Skipped(rec.number, rec.id, "duplicate_id", f"id already used by {where}")
-            skipped.append(Item(source, why))
-            continue
-        seen[rec.id] = (source, rec.number)
-        ids.append(rec.id)
-        numbers.append(rec.number)
-        sources.append(source)
-        lengths.append(len(rec.text))
-        (chunk if streaming else texts).append(rec.text)
-        if streaming and len(chunk) >= CHUNK:
-            fp_parts.append(method.fingerprint_many(chunk))
-            chunk = []
-    if streaming and chunk:
-        fp_parts.append(method.fingerprint_many(chunk))
-    bar.close()
-    fps = np.concatenate(fp_parts) if fp_parts else (np.empty(0, np.uint64) if streaming else None)
-    return Batch(ids, numbers, sources, np.array(lengths, np.int64), texts, skipped, fps)
+            self.skipped.append(Item(source, why))
+            return
+        self.seen[rec.id] = (source, rec.number)
+        self._take(source, [rec.number], [rec.id], [rec.text])
+
+    def add_columns(self, source: int, cols: Columns) -> None:
+        """A block of clean records: whole when no id repeats, else record by record."""
+        fresh = len(set(cols.ids)) == len(cols) and self.seen.keys().isdisjoint(cols.ids)
+        if not fresh:
+            for number, doc_id, text in zip(cols.numbers, cols.ids, cols.texts, strict=True):
+                self.add(source, Record(number, doc_id, text, None))
+            return
+        self.seen.update(zip(cols.ids, ((source, n) for n in cols.numbers), strict=True))
+        self._take(source, cols.numbers, cols.ids, cols.texts)
+
+    def _take(self, source: int, numbers: list[int], ids: list[str], texts: list[str]) -> None:
+        self.ids += ids
+        self.numbers += numbers
+        self.sources += [source] * len(ids)
+        self.lengths += map(len, texts)
+        if self.method is None:
+            self.texts += texts
+            return
+        self.chunk += texts
+        if len(self.chunk) >= CHUNK:
+            self.fp_parts.append(self.method.fingerprint_many(self.chunk))
+            self.chunk = []
+
+    def batch(self) -> Batch:
+        if self.method is None:
+            fps = None
+        else:
+            if self.chunk:
+                self.fp_parts.append(self.method.fingerprint_many(self.chunk))
+            fps = np.concatenate(self.fp_parts) if self.fp_parts else np.empty(0, np.uint64)
+        lengths = np.array(self.lengths, np.int64)
+        return Batch(self.ids, self.numbers, self.sources, lengths, self.texts, self.skipped, fps)
 
 
 def _record(inputs: Inputs, source: int, number: int) -> str:

@@ -1,0 +1,134 @@
+"""Records a block at a time: the fast path of reading, with the record-by-record reader as its
+fallback and oracle.
+
+A JSON Lines input is read in blocks of lines (a few MB each); a block whose every line is a
+clean record (a JSON object with a non-empty string text, an id where one is asked for, valid
+UTF-8) becomes :class:`Columns` — record numbers, ids and texts as lists — without a Python
+object per record. A block holding anything else (a blank line, malformed JSON, a missing or
+empty field, a duplicate to report) is handed back to the record-by-record reader
+(:class:`neardup.readers.RecordReader`), which says what is wrong exactly as it always does;
+a stream that breaks off is replayed by it from the start, so the records before the break and
+the one entry standing for the lost tail are those it reports. Other formats come record by
+record, in lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import islice
+from typing import BinaryIO
+
+import orjson
+
+from .readers import (
+    SURROGATE,
+    Record,
+    RecordReader,
+    Skipped,
+    open_binary,
+    parse_json_line,
+    stream_errors,
+)
+
+BLOCK_BYTES = 1 << 22  # bytes read at once
+ITEMS = 10_000  # records per list for the formats read record by record
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Clean records of one input, in order: 1-based record numbers, ids and texts."""
+
+    numbers: list[int]
+    ids: list[str]
+    texts: list[str]
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def with_prefix(self, label: str) -> Columns:
+        """The records with ids made unique across inputs (``label:id``)."""
+        return Columns(self.numbers, [f"{label}:{i}" for i in self.ids], self.texts)
+
+
+Block = Columns | list[Record | Skipped]
+
+
+def line_blocks(handle: BinaryIO, size: int = BLOCK_BYTES) -> Iterator[tuple[int, list[bytes]]]:
+    """The lines of a binary stream cut at ``\\n`` (without it), a block at a time, each block
+    with the 1-based number of its first line; a last line without ``\\n`` is a line."""
+    rest, first = b"", 1
+    while True:
+        data = handle.read(size)
+        if not data:
+            break
+        lines = (rest + data).split(b"\n")
+        rest = lines.pop()
+        if lines:
+            yield first, lines
+            first += len(lines)
+    if rest:
+        yield first, [rest]
+
+
+def jsonl_blocks(reader: RecordReader) -> Iterator[Block]:
+    """The records of a JSON Lines input: :class:`Columns` for clean blocks, the reader's own
+    items for the others (see the module docstring)."""
+    last = 0  # the number of the last line handed out
+    try:
+        with open_binary(reader.path) as handle:
+            for first, lines in line_blocks(handle, BLOCK_BYTES):
+                cols = _columns(first, lines, text_field=reader.text_field, id=reader.id_field)
+                yield cols if cols is not None else list(_one_by_one(reader, first, lines))
+                last = first + len(lines) - 1
+    except stream_errors():
+        yield [item for item in reader if item.number > last]  # replayed: the reader's report
+        return
+    if not last:
+        reader.bad(0, None, "empty_file", "the file holds no records")
+
+
+def record_blocks(reader: RecordReader) -> Iterator[Block]:
+    """The records of any input in blocks (:func:`jsonl_blocks` for JSON Lines)."""
+    if reader.format == "jsonl":
+        yield from jsonl_blocks(reader)
+        return
+    items = iter(reader)
+    while block := list(islice(items, ITEMS)):
+        yield block
+
+
+def _columns(first: int, lines: list[bytes], *, text_field: str, id: str | None) -> Columns | None:
+    """The block as columns when every line is a clean record, else None."""
+    try:
+        rows = [orjson.loads(line) for line in lines]
+    except orjson.JSONDecodeError:
+        return None
+    if not all(type(row) is dict for row in rows):
+        return None
+    texts = [row.get(text_field) for row in rows]
+    if not all(type(t) is str and t and not t.isspace() for t in texts):
+        return None
+    numbers = list(range(first, first + len(lines)))
+    if id is None:
+        ids = list(map(str, numbers))
+    else:
+        ids = [row.get(id) for row in rows]
+        if not all(type(i) is str or type(i) is int for i in ids):
+            return None
+        ids = [i if type(i) is str else str(i) for i in ids]
+    if SURROGATE.search("".join(texts)) or SURROGATE.search("".join(ids)):
+        return None
+    return Columns(numbers, ids, texts)
+
+
+def _one_by_one(reader: RecordReader, first: int, lines: list[bytes]) -> Iterator[Record | Skipped]:
+    """A block's lines judged one at a time by the reader's own checks."""
+    for number, line in enumerate(lines, first):
+        if not line.strip():
+            continue
+        row = parse_json_line(number, line)
+        if isinstance(row, dict):
+            yield reader.record(number, row, line + b"\n")
+        else:
+            yield reader.bad(row.number, None, row.reason, row.message)

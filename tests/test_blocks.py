@@ -1,0 +1,138 @@
+"""Reading and writing a block at a time, against the record-by-record reader as the oracle."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import random
+
+import orjson
+import pytest
+
+from neardup import blocks
+from neardup.blocks import Columns, line_blocks, record_blocks
+from neardup.errors import InputError
+from neardup.kept import write_single
+from neardup.readers import Record, RecordReader, open_binary
+
+CLEAN = [
+    {"id": "a", "text": "国务院常务会议部署稳外贸稳外资措施"},
+    {"id": 7, "text": "an English story about markets, \\u00e9 escaped"},
+    {"id": "c", "text": "带\\n换行的文本", "extra": [1, {"x": None}]},
+]
+BAD = [
+    b"",  # blank line: skipped silently, still counted in the numbering
+    b"   \r",
+    b"{not json",
+    b"[1, 2]",
+    b'{"id": "m"}',  # no text field
+    b'{"id": "e", "text": "  "}',  # empty text
+    b'{"id": "n", "text": 5}',
+    b'{"id": true, "text": "bool id"}',
+    b'{"id": "s", "text": "lone \\ud800 surrogate"}',
+    b'{"id": "\\udcff", "text": "bad id"}',
+    b'{"text": "no id"}',
+    b'{"id": "a", "text": "an id used again"}',
+]
+
+
+def random_lines(seed: int, n: int) -> list[bytes]:
+    rng = random.Random(seed)
+    lines = []
+    for k in range(n):
+        if rng.random() < 0.15:
+            lines.append(rng.choice(BAD))
+        else:
+            row = dict(rng.choice(CLEAN))
+            row["text"] = f"{row['text']} {k}"
+            line = orjson.dumps(row)
+            lines.append(line + b"\r" if rng.random() < 0.1 else line)
+    return lines
+
+
+def flat(reader: RecordReader) -> list[tuple]:
+    """Every item of the blocks, as the one-by-one reader would give it."""
+    out = []
+    for block in record_blocks(reader):
+        if isinstance(block, Columns):
+            out += [
+                ("rec", n, i, t)
+                for n, i, t in zip(block.numbers, block.ids, block.texts, strict=True)
+            ]
+        else:
+            out += [as_tuple(item) for item in block]
+    return out
+
+
+def as_tuple(item) -> tuple:
+    if isinstance(item, Record):
+        return ("rec", item.number, item.id, item.text)
+    return ("skip", item.number, item.id, item.reason, item.message)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("id_field", [None, "id"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_blocks_give_what_the_record_reader_gives(tmp_path, monkeypatch, seed, id_field, suffix):
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 97)  # many blocks, lines cut across reads
+    lines = random_lines(seed, 120)
+    path = tmp_path / f"in{suffix}"
+    with open_binary(path, "wb") as out:
+        out.write(b"\n".join(lines) + (b"\n" if seed % 2 else b""))  # last line with or without
+    reader = RecordReader(path, id_field=id_field, on_error="skip")
+    assert flat(reader) == [as_tuple(item) for item in reader]
+    if any(isinstance(b, Columns) for b in record_blocks(reader)) is False:
+        pytest.fail("no block was clean: the fast path was not exercised")
+    strict = RecordReader(path, id_field=id_field, on_error="fail")
+    with pytest.raises(InputError) as one_by_one:
+        list(strict)
+    with pytest.raises(InputError) as by_blocks:
+        flat(strict)
+    assert str(by_blocks.value) == str(one_by_one.value)
+
+
+def test_a_broken_stream_is_replayed_by_the_record_reader(tmp_path, monkeypatch):
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 1 << 12)
+    lines = [
+        orjson.dumps({"text": f"第{k}条消息，内容各不相同 {k * 7919}"}) + b"\n" for k in range(400)
+    ]
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb") as gz:
+        gz.write(b"".join(lines[:300]))
+        gz.flush()
+        cut = buf.tell()
+        gz.write(b"".join(lines[300:]))
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(buf.getvalue()[:cut])
+    reader = RecordReader(path, on_error="skip")
+    got = flat(reader)
+    assert got == [as_tuple(item) for item in reader]
+    assert got[-1][3] == "truncated" and sum(g[0] == "rec" for g in got) == 300
+
+
+def test_line_blocks_cut_like_the_file_iterator():
+    rng = random.Random(3)
+    data = b"".join(rng.choice([b"a", b"bc", b"\n", b"\r\n", b"\xe4\xb8\xad"]) for _ in range(5000))
+    for size in (1, 2, 7, 64, 1 << 20):
+        got = [line for _, lines in line_blocks(io.BytesIO(data), size) for line in lines]
+        assert got == [line.rstrip(b"\n") for line in io.BytesIO(data)]
+        firsts = [first for first, _ in line_blocks(io.BytesIO(data), size)]
+        sizes = [len(lines) for _, lines in line_blocks(io.BytesIO(data), size)]
+        assert firsts == [1 + sum(sizes[:k]) for k in range(len(sizes))]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz", ".txt"])
+def test_kept_lines_written_from_blocks(tmp_path, monkeypatch, suffix):
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 50)
+    rng = random.Random(5)
+    lines = [
+        orjson.dumps({"text": f"记录 {k}"}) + (b"\r\n" if k % 5 == 0 else b"\n") for k in range(200)
+    ]
+    src = tmp_path / f"in{suffix}"
+    with open_binary(src, "wb") as out:
+        out.write(b"".join(lines))
+    keep = set(rng.sample(range(1, 201), 80))
+    dst = tmp_path / f"kept{suffix}"
+    assert write_single([RecordReader(src)], [keep], dst) == 80
+    with open_binary(dst) as got:
+        assert got.read() == b"".join(lines[n - 1] for n in sorted(keep))
