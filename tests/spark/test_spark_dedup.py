@@ -2,8 +2,10 @@
 
 import glob
 import json
+import random
 from pathlib import Path
 
+import numpy as np
 import orjson
 import pyarrow as pa
 import pyarrow.csv as pcsv
@@ -135,10 +137,41 @@ def test_same_clusters_verified_longest_wider_distance(spark, tmp_path, corpus_t
     assert direct and all(s >= 0.6 for s in direct)
 
 
+def _partial_copies(texts, n, seed):
+    """Reposts with a commentary paragraph, excerpts and stories with a paragraph of another
+    appended, made from the multi-paragraph texts."""
+    rng = random.Random(seed)
+    long = [t for t in texts if t.strip().count("\n") >= 2]
+    out = []
+    for k, t in enumerate(rng.sample(long, min(n, len(long)))):
+        paras = t.strip().split("\n")
+        if k % 3 == 0:
+            out.append(f"编者按：第{k}篇转载，转载时加了一段评论，说明为什么值得再读一遍。\n{t}")
+        elif k % 3 == 1:
+            out.append("\n".join(paras[: max(1, 2 * len(paras) // 3)]))
+        else:
+            out.append(t + "\n" + rng.choice(long).strip().split("\n")[0])
+    return out
+
+
+@pytest.mark.parametrize("keep", ["first", "longest"])
+def test_same_clusters_as_local_paragraph_copy_evidence(spark, tmp_path, corpus_texts, keep):
+    texts = corpus_texts[:800] + _partial_copies(corpus_texts, 60, seed=11)
+    random.Random(3).shuffle(texts)
+    source = _write_jsonl(tmp_path / "corpus.jsonl", texts)
+    local_out = _local(tmp_path, source, "--method", "paragraph", "--keep", keep)
+    spark_out, summary = _spark(spark, tmp_path, source, method="paragraph", keep=keep)
+    rows = _assert_same(local_out, spark_out)
+    assert sum(r["method"] == "paragraph" for r in rows) > 5
+    assert summary["engine"]["matched_paragraph_pairs"] > 0 and summary["outputs"]["tables"]
+    local_table = np.load(local_out / "common_grams.npz")["values"]
+    assert np.array_equal(np.load(spark_out / "common_grams.npz")["values"], local_table)
+
+
 @pytest.mark.parametrize("method", ["ngram", "paragraph"])
 def test_same_clusters_as_local_other_methods(spark, tmp_path, corpus_texts, method):
     source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:1000])
-    options = {"evidence": "topic"} if method == "paragraph" else {}  # what Spark distributes
+    options = {"evidence": "topic"} if method == "paragraph" else {}  # the reference's prints
     extra = [a for k, v in options.items() for a in ("--option", f"{k}={v}")]
     local_out = _local(tmp_path, source, "--method", method, "--keep", "longest", *extra)
     spark_out, summary = _spark(

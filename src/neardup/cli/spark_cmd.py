@@ -75,8 +75,11 @@ def run(args: argparse.Namespace) -> int:
             "use `neardup dedup` for it"
         )
 
-    if args.tables is not None and args.method != "auto":
-        raise ConfigError(f"--tables is a table of the auto method, not of {args.method!r}")
+    if args.tables is not None and args.method not in ("auto", "paragraph"):
+        raise ConfigError(
+            f"--tables is a common-gram table of the auto and paragraph methods, not of "
+            f"{args.method!r}"
+        )
     tables = load_tables(args.tables)  # a bad file is named before a session starts
     conf = {"spark.ui.showConsoleProgress": "false" if args.quiet else "true"}
     conf.update(spark_conf(args.conf))

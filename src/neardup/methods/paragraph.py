@@ -178,12 +178,16 @@ class ParagraphMethod:
     def paragraphs(self, texts: Sequence[str], *, fit: bool = False) -> Paragraphs:
         """Split, compare and prepare the paragraphs of ``texts`` (``fit``: fit the common-gram
         table on them first, when none was given)."""
-        per_doc = [split_paragraphs(t) for t in texts]
-        counts = np.array([len(p) for p in per_doc], np.int64)
-        flat = [p for ps in per_doc for p in ps]
-        compared = self.inner.compared(flat)
+        compared, counts = self.compared_paragraphs(texts)
         prepared = self.inner.prepare(compared, fit=fit)
         return self.prepared_paragraphs(prepared, counts)
+
+    def compared_paragraphs(self, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The compared text of every paragraph of ``texts``, in order, and how many each
+        document has (the first step of :meth:`paragraphs`)."""
+        per_doc = [split_paragraphs(t) for t in texts]
+        counts = np.array([len(p) for p in per_doc], np.int64)
+        return self.inner.compared([p for ps in per_doc for p in ps]), counts
 
     def prepared_paragraphs(self, prepared: Prepared, counts: np.ndarray) -> Paragraphs:
         """:class:`Paragraphs` from prepared compared paragraphs, ``counts`` per document."""

@@ -39,7 +39,7 @@ from .auto import auto_edges
 from .batches import Batch, concat, count_rows, route, size
 from .components import connected_components
 from .ngram import candidate_edges, exact_groups, key_rows, text_hashes
-from .paragraph import paragraph_edges, prints_batch
+from .paragraph import compared_batch, copy_edges, paragraph_edges, prints_batch
 from .read import DOC, SKIP, checked_records, spark_format
 from .resolve import resolve
 from .simhash import identical_groups, near_pairs, verified
@@ -78,7 +78,9 @@ def _prepare(
             out["fp"] = method.fingerprinter.fingerprint_many(norm, normalized=True)
         elif name in ("ngram", "auto"):
             out["h"] = text_hashes(norm)  # identical texts meet by it
-        else:  # paragraph: a nested batch of paragraph rows (its own length)
+        elif method.config.evidence == "copy":  # paragraph: nested paragraph rows
+            out["paragraphs"] = compared_batch(method, texts, out["pos"])
+        else:
             out["paragraphs"] = prints_batch(method, texts, out["pos"])
         if keep_text:
             out["norm"] = np.array(norm, dtype=object)
@@ -234,6 +236,9 @@ def _edges(
     table (None for the other methods)."""
     if method == "auto":
         return auto_edges(prepared, options, tables=tables, partitions=parts, storage=disk)
+    if method == "paragraph" and config.evidence == "copy":
+        rows = prepared.map(lambda b: b["paragraphs"])
+        return copy_edges(rows, options, tables=tables, partitions=parts, storage=disk)
     texts = prepared.map(lambda b: {"pos": b["pos"], "norm": b["norm"]}) if keep_text else None
     stage = {"simhash": _simhash_edges, "ngram": _ngram_edges, "paragraph": _paragraph_edges}
     edges, engine = stage[method](prepared, texts, config, parts, disk)
@@ -258,12 +263,6 @@ def _checked_config(method: str, options: dict[str, Any], *, keep: str, on_error
         raise ConfigError(
             "partial=true (partial duplicates reported beside the decisions) is not distributed; "
             "run it with `neardup dedup --partial`, or drop the option"
-        )
-    if getattr(config, "evidence", None) == "copy":
-        raise ConfigError(
-            "paragraph evidence='copy' (the default) is not distributed yet; run it with "
-            "`neardup dedup --method paragraph`, or distribute the reference's fingerprint with "
-            "--option evidence=topic"
         )
     if getattr(config, "idf", None) == "corpus" and config.weights == "tfidf":
         raise ConfigError(

@@ -1,17 +1,27 @@
-"""Candidate pairs on the cluster for the ``paragraph`` method (DRPKP), as batches of edges.
+"""Candidate pairs on the cluster for the ``paragraph`` method, as batches of edges.
 
-The same pairs as :meth:`neardup.methods.paragraph.ParagraphMethod.find_pairs`:
+The same pairs as :meth:`neardup.methods.paragraph.ParagraphMethod.find_pairs`, for both
+evidences; the decision is :func:`neardup.containment.document_shares`, on rows that meet by
+document pair.
+
+``copy`` evidence (the default):
+
+1. every paragraph's compared text is made per document on the executors (the local code) and
+   numbered in document order across the corpus;
+2. the frozen common-gram table is fitted over all paragraphs exactly as locally
+   (:func:`neardup.spark.auto.fit_table`), or the given one is used, and broadcast;
+3. each paragraph's rare grams are counted with it (its weight; its document's total, since a
+   document's paragraphs stay in one batch) and the usable paragraphs' sketch keys meet by key;
+4. candidate paragraph pairs meet both compared texts by paragraph number and are judged by
+   :meth:`ParagraphMethod.matched` (the copy rule) on the executors.
+
+``topic`` evidence (the reference's DRPKP fingerprint):
 
 1. paragraph fingerprints are made per document on the executors (the local code);
 2. paragraph fingerprints held by more than ``max_paragraph_docs`` documents (boilerplate)
    meet by fingerprint and are dropped, as locally;
 3. the others emit one row per permuted table keyed by ``(table, key bits)``; the local scan
-   kernel finds the paragraph pairs within ``max_distance`` in each key's run;
-4. paragraph pairs of two different documents meet by document pair, where
-   :func:`neardup.containment.document_shares` (the batch method's decision) scores them.
-
-Only the reference's ``topic`` evidence is distributed; the default ``copy`` evidence is refused
-with a fix-it message (``neardup dedup`` runs it).
+   kernel finds the paragraph pairs within ``max_distance`` in each key's run.
 """
 
 from __future__ import annotations
@@ -23,10 +33,14 @@ import numpy as np
 
 from ..containment import document_shares
 from ..index.layout import choose_blocks, make_layout
+from ..methods.auto import VERIFY_CHUNK
 from ..methods.paragraph import boilerplate
 from ..pairs import method_code
-from .batches import Batch, concat, count_rows, route, size, tagged
+from .auto import fit_table
+from .batches import Batch, cogroup, concat, count_rows, lookup, route, size, tagged, take
+from .ngram import candidate_edges
 from .tables import scan, table_rows
+from .workers import worker_method
 
 PARAGRAPH = method_code("paragraph")
 
@@ -68,20 +82,25 @@ def _scan(batches: Iterator[Batch], masks: tuple[int, ...], k: int) -> Iterator[
             | b["doc"][right].astype(np.uint64),
             "ia": b["index"][left],
             "ib": b["index"][right],
-            "ca": b["count"][left],
-            "cb": b["count"][right],
+            "wa": np.ones(len(left)),  # every topic paragraph weighs 1
+            "wb": np.ones(len(left)),
+            "ta": b["count"][left],
+            "tb": b["count"][right],
         }
 
 
-def _shares(batches: Iterator[Batch], threshold: float) -> Iterator[tuple[str, Any]]:
+def _shares(
+    batches: Iterator[Batch], threshold: float, min_shared: float
+) -> Iterator[tuple[str, Any]]:
+    """The core's decision on matched paragraph rows ``pair, ia, ib, wa, wb, ta, tb`` (all rows
+    of a document pair are in one partition)."""
     b = concat(batches)
     if not size(b):
         return
     doc_a = (b["pair"] >> np.uint64(32)).astype(np.int64)
     doc_b = (b["pair"] & np.uint64(0xFFFFFFFF)).astype(np.int64)
-    ones = np.ones(len(doc_a))
-    shares = document_shares(doc_a, doc_b, b["ia"], b["ib"], ones, ones, b["ca"], b["cb"])
-    keep = shares.duplicate(threshold=threshold, min_shared=0.0)
+    shares = document_shares(doc_a, doc_b, b["ia"], b["ib"], b["wa"], b["wb"], b["ta"], b["tb"])
+    keep = shares.duplicate(threshold=threshold, min_shared=min_shared)
     yield "candidates", len(shares)
     yield (
         "edges",
@@ -95,8 +114,19 @@ def _shares(batches: Iterator[Batch], threshold: float) -> Iterator[tuple[str, A
     )
 
 
+def _decided(
+    matched: Any, threshold: float, min_shared: float, partitions: int, storage: Any
+) -> tuple[Any, int]:
+    """The duplicate edges among matched paragraph rows, and the candidate document pairs."""
+    scored = route(matched, key="pair", partitions=partitions).mapPartitions(
+        lambda it: _shares(it, threshold, min_shared)
+    )
+    scored = scored.persist(storage)
+    return tagged(scored, "edges"), int(tagged(scored, "candidates").sum())
+
+
 def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
-    """``(edges, info)`` for paragraph rows (see :func:`prints_batch`)."""
+    """``(edges, info)`` for topic paragraph rows (see :func:`prints_batch`)."""
     short = int(prints.map(lambda b: int(b["short"].sum())).sum())
     rows = prints.map(lambda b: {c: v for c, v in b.items() if c != "short"})
     limit = config.max_paragraph_docs
@@ -114,13 +144,7 @@ def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
     pairs = route(rows_per_table, key="bucket", partitions=partitions).mapPartitions(
         lambda it: _scan(it, masks, k)
     )
-    threshold = config.threshold
-    scored = route(pairs, key="pair", partitions=partitions).mapPartitions(
-        lambda it: _shares(it, threshold)
-    )
-    scored = scored.persist(storage)
-    candidates = int(tagged(scored, "candidates").sum())
-    edges = tagged(scored, "edges")
+    edges, candidates = _decided(pairs, config.threshold, 0.0, partitions, storage)
     info = {
         "paragraphs": n_usable + dropped,
         "short_paragraphs_skipped": short,
@@ -130,3 +154,124 @@ def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
         "tables": layout.tables,
     }
     return edges, info
+
+
+# -- the copy evidence -----------------------------------------------------------------------------
+def compared_batch(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
+    """One row per paragraph: document position, paragraph index, compared text."""
+    compared, counts = method.compared_paragraphs(texts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    return {
+        "doc": np.repeat(pos, counts),
+        "index": np.arange(len(compared), dtype=np.int64) - starts,
+        "norm": np.array(compared, dtype=object),
+    }
+
+
+def _numbered(batches: Iterator[Batch], start: int) -> Iterator[Batch]:
+    """The rows with their paragraph number (``pos``) from ``start`` on, in order."""
+    for b in batches:
+        n = size(b)
+        if n:
+            yield {"pos": np.arange(start, start + n, dtype=np.int64), **b}
+            start += n
+
+
+def _weighed(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[tuple[str, Any]]:
+    """Per batch of whole documents: the usable paragraphs' sketch keys, and the rows with
+    their document's total weight (rare grams; :meth:`ParagraphMethod.prepared_paragraphs`)."""
+    method = worker_method("paragraph", options, tables.value)
+    for b in batches:
+        if not size(b):
+            continue
+        _, runs = np.unique(b["doc"], return_counts=True)  # a document's rows are adjacent
+        paras = method.prepared_paragraphs(method.inner.prepare(list(b["norm"])), runs)
+        values, offsets = method.usable_sketch(paras)
+        yield "keys", {"key": values, "pos": np.repeat(b["pos"], np.diff(offsets))}
+        yield "rows", {**b, "total": paras.total[paras.doc]}
+        yield "usable", int(paras.usable.sum())
+
+
+def _attach(parts: Iterator[dict[str, Batch]], end: str) -> Iterator[Batch]:
+    """Candidate rows with the document, index, total and text of paragraph ``end``."""
+    for part in parts:
+        pairs = part.get("pairs")
+        if not size(pairs):
+            continue
+        rows = part["rows"]
+        for column in ("doc", "index", "total", "norm"):
+            pairs[f"{column}_{end}"] = lookup(pairs[end], rows["pos"], rows[column])
+        yield pairs
+
+
+def _matched(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
+    """The copy rule on each candidate paragraph pair of two documents; matched rows out."""
+    method = worker_method("paragraph", options, tables.value)
+    for b in batches:
+        b = take(b, np.flatnonzero(b["doc_a"] != b["doc_b"]))
+        m = size(b)
+        if not m:
+            continue
+        _, first, where = np.unique(np.r_[b["a"], b["b"]], return_index=True, return_inverse=True)
+        texts = np.r_[b["norm_a"], b["norm_b"]][first]
+        paras = method.prepared_paragraphs(
+            method.inner.prepare(list(texts)), np.ones(len(texts), np.int64)
+        )
+        where = where.reshape(-1)
+        ok = np.zeros(m, np.bool_)
+        wa, wb = np.zeros(m), np.zeros(m)
+        for lo in range(0, m, VERIFY_CHUNK):  # bounded memory, as on one machine
+            hi = min(m, lo + VERIFY_CHUNK)
+            ok[lo:hi], wa[lo:hi], wb[lo:hi] = method.matched(
+                paras, where[lo:hi], paras, where[m + lo : m + hi]
+            )
+        yield {
+            "pair": (b["doc_a"][ok].astype(np.uint64) << np.uint64(32))
+            | b["doc_b"][ok].astype(np.uint64),
+            "ia": b["index_a"][ok],
+            "ib": b["index_b"][ok],
+            "wa": wa[ok],
+            "wb": wb[ok],
+            "ta": b["total_a"][ok],
+            "tb": b["total_b"][ok],
+        }
+
+
+def copy_edges(
+    compared: Any, options: dict[str, Any], *, tables: Any, partitions: int, storage: Any
+) -> tuple[Any, dict[str, Any], Any]:
+    """``(edges, info, table)`` for compared paragraph rows (see :func:`compared_batch`): the
+    ``copy`` evidence's duplicate edges, its counts, and the common-gram table it judged with."""
+    per_part = compared.mapPartitions(lambda it: [sum(size(b) for b in it)]).collect()
+    starts = np.r_[0, np.cumsum(per_part)].tolist()
+    numbered = compared.mapPartitionsWithIndex(lambda i, it: _numbered(it, starts[i]))
+    numbered = numbered.persist(storage)
+    n_paragraphs = int(starts[-1])
+    method = worker_method("paragraph", options, tables)
+    table = tables if tables is not None else fit_table(numbered, method.inner, n_paragraphs)
+    shared = numbered.context.broadcast(table)
+    weighed = numbered.mapPartitions(lambda it: _weighed(it, options, shared)).persist(storage)
+    rows = tagged(weighed, "rows")
+    candidates, _stats = candidate_edges(
+        tagged(weighed, "keys"), max_posting=None, partitions=partitions
+    )
+    with_a = cogroup(
+        {"pairs": (candidates, "a"), "rows": (rows, "pos")}, partitions=partitions
+    ).mapPartitions(lambda it: _attach(it, "a"))
+    both = cogroup(
+        {"pairs": (with_a, "b"), "rows": (rows, "pos")}, partitions=partitions
+    ).mapPartitions(lambda it: _attach(it, "b"))
+    matched = both.mapPartitions(lambda it: _matched(it, options, shared)).persist(storage)
+    config = method.config
+    edges, candidate_docs = _decided(
+        matched, config.threshold, float(config.min_shared_chars), partitions, storage
+    )
+    info = {
+        "paragraphs": n_paragraphs,
+        "usable_paragraphs": int(tagged(weighed, "usable").sum()),
+        "common_grams": len(table.values),
+        "matched_paragraph_pairs": count_rows(matched),
+        "candidate_document_pairs": candidate_docs,
+    }
+    numbered.unpersist()
+    return edges, info, table
