@@ -26,7 +26,8 @@ def corpus():
     texts = []
     for b in BASE:
         texts += [b, b.upper(), "  " + b.replace("，", ",") + "  "]
-    texts += ["完全无关的一条短消息", "Another unrelated sentence entirely.", BASE[0][:40]]
+    # the last: a prefix of under half of a story, a partial duplicate that is kept
+    texts += ["完全无关的一条短消息", "Another unrelated sentence entirely.", BASE[0][:30]]
     return texts
 
 

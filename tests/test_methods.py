@@ -463,6 +463,30 @@ def test_auto_typing_errors_are_not_substituted_names():
     assert not method.compare(story, story.replace("合力", "共同"))["duplicate"]
 
 
+def test_auto_typos_in_a_short_sentence_are_judged_on_tokens():
+    """A few typos destroy most character grams of a sentence (SIGHAN learner essays): under
+    ``typo_tokens`` tokens such a pair is judged on its tokens, where it is a copy, while a
+    sentence of the same length with a replaced name or two figures stays apart."""
+    written = "到了他的教室她就坐在最前面的异子灯塔的老师近来。"
+    corrected = "到了他的教室她就坐在最前面的椅子等他的老师进来。"
+    method = create("auto")
+    assert method.compare(written, corrected)["duplicate"]
+    assert not create("auto", typo_tokens=0).compare(written, corrected)["duplicate"]  # grams
+    story = (
+        "昨天下午，安阳市一家商场发生火灾，消防部门赶到现场，造成38人受伤、5人死亡，原因在调查。"
+    )
+    assert not method.compare(story, story.replace("安阳", "银川"))["duplicate"]
+    other = story.replace("38", "31").replace("5人", "7人")  # two figures: another event
+    assert not method.compare(story, other)["duplicate"]
+    long_story = story * 3  # past typo_tokens: the rare-gram shape decides, as before
+    mangled = long_story.replace("商场", "伤场").replace("现场", "线场").replace("调查", "掉查")
+    shape = create("auto").compare(long_story, mangled)
+    assert (
+        shape["duplicate"]
+        == create("auto", typo_tokens=0).compare(long_story, mangled)["duplicate"]
+    )
+
+
 def test_auto_common_grams_are_not_evidence():
     """Text many documents share (a header) is fitted into the common-gram table."""
     header = "央视网消息（新闻联播）：本台今天播发评论文章，"

@@ -44,7 +44,7 @@ import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-5"  # 4: moved text is not a substitution; 5: moved paragraphs followed
+RULE_VERSION = "neardup-copy-6"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"

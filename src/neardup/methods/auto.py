@@ -16,7 +16,9 @@ One pipeline for short and long texts, Chinese and English:
    bottom-k sample: every rare gram of a short text, a consistent sample of a long one).
 4. **Verification** (``match="copy"``, :mod:`neardup.copyrule`): the shorter text is contained in
    the longer (rare-gram containment ≥ ``containment``, coverage of the longer ≥ ``coverage``;
-   short texts: token alignment ≥ ``short_similarity`` of the longer) and what differs is not a
+   short texts, and texts under ``typo_tokens`` tokens whose rare grams fail (a few typos destroy
+   most grams of a short text): token alignment ≥ ``short_similarity`` of the longer, no value
+   changed) and what differs is not a
    substituted value (a year, a date, an identifier, a second number or name). With
    ``match="text"``, shared text decides instead: rare-gram Jaccard ≥ ``text_threshold`` (what a
    training-data cleaner may want removed as well).
@@ -71,6 +73,7 @@ class AutoConfig:
     common_share: float = 0.001
     short_tokens: int = 20
     min_rare_grams: int = 20
+    typo_tokens: int = 64
     short_similarity: float = 0.8
     short_containment: float = 0.9
     min_contained_tokens: int = 10
@@ -94,6 +97,7 @@ class AutoConfig:
             ("gram", 1, 16),
             ("sketch", 1, 10_000),
             ("common_min_df", 2, 2**31),
+            ("typo_tokens", 0, 2**31),
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -441,9 +445,10 @@ class AutoMethod:
             with np.errstate(invalid="ignore", divide="ignore"):
                 token_ratio = np.nan_to_num(np.minimum(ta, tb) / np.maximum(ta, tb))
             low = min(cfg.short_similarity, cfg.coverage)
-            possible = np.where(
-                strict, token_ratio >= low, (contain >= cfg.containment) & (cover >= cfg.coverage)
-            )
+            grams_pass = (contain >= cfg.containment) & (cover >= cfg.coverage)
+            # a few typos destroy most grams of a short text: judge it on its tokens instead
+            strict |= ~grams_pass & (np.minimum(ta, tb) < cfg.typo_tokens)
+            possible = np.where(strict, token_ratio >= low, grams_pass)
         checked = np.flatnonzero(possible)
         return _Shapes(checked, strict[checked], contain[checked], cover[checked])
 
