@@ -91,6 +91,18 @@ def test_blocks_give_what_the_record_reader_gives(tmp_path, monkeypatch, seed, i
     assert str(by_blocks.value) == str(one_by_one.value)
 
 
+@pytest.mark.parametrize("data", [b"", b"\n\n  \n", b"\n\r\n"])
+def test_a_file_without_records_is_reported_like_the_record_reader(tmp_path, data):
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(data)
+    with pytest.raises(InputError) as one_by_one:
+        list(RecordReader(path))
+    with pytest.raises(InputError) as by_blocks:
+        flat(RecordReader(path))
+    assert str(by_blocks.value) == str(one_by_one.value)
+    assert flat(RecordReader(path, on_error="skip")) == []
+
+
 def test_a_broken_stream_is_replayed_by_the_record_reader(tmp_path, monkeypatch):
     monkeypatch.setattr(blocks, "BLOCK_BYTES", 1 << 12)
     lines = [

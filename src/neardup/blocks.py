@@ -75,16 +75,19 @@ def jsonl_blocks(reader: RecordReader) -> Iterator[Block]:
     """The records of a JSON Lines input: :class:`Columns` for clean blocks, the reader's own
     items for the others (see the module docstring)."""
     last = 0  # the number of the last line handed out
+    found = False  # any record or skip (blank lines are neither)
     try:
         with open_binary(reader.path) as handle:
             for first, lines in line_blocks(handle, BLOCK_BYTES):
                 cols = _columns(first, lines, text_field=reader.text_field, id=reader.id_field)
-                yield cols if cols is not None else list(_one_by_one(reader, first, lines))
+                block = cols if cols is not None else list(_one_by_one(reader, first, lines))
+                found = found or len(block) > 0
+                yield block
                 last = first + len(lines) - 1
     except stream_errors():
         yield [item for item in reader if item.number > last]  # replayed: the reader's report
         return
-    if not last:
+    if not found:
         reader.bad(0, None, "empty_file", "the file holds no records")
 
 
