@@ -27,7 +27,6 @@ from .readers import (
     RecordReader,
     Skipped,
     open_binary,
-    parse_json_line,
     stream_errors,
 )
 
@@ -80,12 +79,16 @@ def jsonl_blocks(reader: RecordReader) -> Iterator[Block]:
         with open_binary(reader.path) as handle:
             for first, lines in line_blocks(handle, BLOCK_BYTES):
                 cols = _columns(first, lines, text_field=reader.text_field, id=reader.id_field)
-                block = cols if cols is not None else list(_one_by_one(reader, first, lines))
+                if cols is None:  # the reader's own checks, line by line
+                    numbered = enumerate((line + b"\n" for line in lines), first)
+                    block = list(reader.json_items(numbered))
+                else:
+                    block = cols
                 found = found or len(block) > 0
                 yield block
                 last = first + len(lines) - 1
-    except stream_errors():
-        yield [item for item in reader if item.number > last]  # replayed: the reader's report
+    except stream_errors():  # replayed: the reader's report of the rest and the lost tail
+        yield from _in_lists(item for item in reader if item.number > last)
         return
     if not found:
         reader.bad(0, None, "empty_file", "the file holds no records")
@@ -96,7 +99,11 @@ def record_blocks(reader: RecordReader) -> Iterator[Block]:
     if reader.format == "jsonl":
         yield from jsonl_blocks(reader)
         return
-    items = iter(reader)
+    yield from _in_lists(iter(reader))
+
+
+def _in_lists(items: Iterator[Record | Skipped]) -> Iterator[list[Record | Skipped]]:
+    """``items`` in lists of at most ``ITEMS``."""
     while block := list(islice(items, ITEMS)):
         yield block
 
@@ -123,15 +130,3 @@ def _columns(first: int, lines: list[bytes], *, text_field: str, id: str | None)
     if SURROGATE.search("".join(texts)) or SURROGATE.search("".join(ids)):
         return None
     return Columns(numbers, ids, texts)
-
-
-def _one_by_one(reader: RecordReader, first: int, lines: list[bytes]) -> Iterator[Record | Skipped]:
-    """A block's lines judged one at a time by the reader's own checks."""
-    for number, line in enumerate(lines, first):
-        if not line.strip():
-            continue
-        row = parse_json_line(number, line)
-        if isinstance(row, dict):
-            yield reader.record(number, row, line + b"\n")
-        else:
-            yield reader.bad(row.number, None, row.reason, row.message)

@@ -22,7 +22,7 @@ import io
 import os
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -312,14 +312,18 @@ class RecordReader:
     # -- formats ----------------------------------------------------------------------------
     def _jsonl(self) -> Iterator[Record | Skipped]:
         with open_binary(self.path) as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                row = parse_json_line(number, line)
-                if isinstance(row, Skipped):
-                    yield self.bad(row.number, None, row.reason, row.message)
-                    continue
-                yield self.record(number, row, line)
+            yield from self.json_items(enumerate(handle, 1))
+
+    def json_items(self, lines: Iterable[tuple[int, bytes]]) -> Iterator[Record | Skipped]:
+        """Numbered JSON Lines judged one at a time (blank lines are neither record nor skip)."""
+        for number, line in lines:
+            if not line.strip():
+                continue
+            row = parse_json_line(number, line)
+            if isinstance(row, Skipped):
+                yield self.bad(row.number, None, row.reason, row.message)
+                continue
+            yield self.record(number, row, line)
 
     def _csv(self) -> Iterator[Record | Skipped]:
         delimiter = "\t" if self.format == "tsv" else ","
