@@ -114,6 +114,14 @@ class Paragraphs:
         return len(self.doc)
 
 
+def paragraph_positions(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For documents with ``counts`` paragraphs each, every paragraph's document number and its
+    index within the document, in order."""
+    doc = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    return doc, np.arange(len(doc), dtype=np.int64) - starts
+
+
 def boilerplate(fingerprints: np.ndarray, doc: np.ndarray, limit: int) -> np.ndarray:
     """Which paragraph rows ``(fingerprint, doc)`` carry a fingerprint held by more than
     ``limit`` distinct documents (boilerplate: not evidence). One machine applies it to the whole
@@ -191,13 +199,12 @@ class ParagraphMethod:
 
     def prepared_paragraphs(self, prepared: Prepared, counts: np.ndarray) -> Paragraphs:
         """:class:`Paragraphs` from prepared compared paragraphs, ``counts`` per document."""
-        doc = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-        starts = np.repeat(np.cumsum(counts) - counts, counts)
+        doc, index = paragraph_positions(counts)
         grams = np.diff(prepared.grams[1])
         chars = grams.astype(np.int64)  # distinctive characters: one per rare gram
         return Paragraphs(
             doc,
-            np.arange(len(doc), dtype=np.int64) - starts,
+            index,
             chars,
             grams >= self.config.min_paragraph_grams,
             np.bincount(doc, weights=chars, minlength=len(counts)).astype(np.int64),

@@ -34,11 +34,12 @@ import numpy as np
 from ..containment import document_shares
 from ..index.layout import choose_blocks, make_layout
 from ..methods.auto import VERIFY_CHUNK
-from ..methods.paragraph import boilerplate
+from ..methods.paragraph import boilerplate, paragraph_positions
 from ..pairs import method_code
 from .auto import fit_table
-from .batches import Batch, cogroup, concat, count_rows, lookup, route, size, tagged, take
+from .batches import Batch, concat, count_rows, route, size, tagged, take
 from .ngram import candidate_edges
+from .simhash import with_ends
 from .tables import scan, table_rows
 from .workers import worker_method
 
@@ -160,12 +161,8 @@ def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
 def compared_batch(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
     """One row per paragraph: document position, paragraph index, compared text."""
     compared, counts = method.compared_paragraphs(texts)
-    starts = np.repeat(np.cumsum(counts) - counts, counts)
-    return {
-        "doc": np.repeat(pos, counts),
-        "index": np.arange(len(compared), dtype=np.int64) - starts,
-        "norm": np.array(compared, dtype=object),
-    }
+    doc, index = paragraph_positions(counts)
+    return {"doc": pos[doc], "index": index, "norm": np.array(compared, dtype=object)}
 
 
 def _numbered(batches: Iterator[Batch], start: int) -> Iterator[Batch]:
@@ -190,18 +187,6 @@ def _weighed(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[t
         yield "keys", {"key": values, "pos": np.repeat(b["pos"], np.diff(offsets))}
         yield "rows", {**b, "total": paras.total[paras.doc]}
         yield "usable", int(paras.usable.sum())
-
-
-def _attach(parts: Iterator[dict[str, Batch]], end: str) -> Iterator[Batch]:
-    """Candidate rows with the document, index, total and text of paragraph ``end``."""
-    for part in parts:
-        pairs = part.get("pairs")
-        if not size(pairs):
-            continue
-        rows = part["rows"]
-        for column in ("doc", "index", "total", "norm"):
-            pairs[f"{column}_{end}"] = lookup(pairs[end], rows["pos"], rows[column])
-        yield pairs
 
 
 def _matched(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
@@ -255,12 +240,8 @@ def copy_edges(
     candidates, _stats = candidate_edges(
         tagged(weighed, "keys"), max_posting=None, partitions=partitions
     )
-    with_a = cogroup(
-        {"pairs": (candidates, "a"), "rows": (rows, "pos")}, partitions=partitions
-    ).mapPartitions(lambda it: _attach(it, "a"))
-    both = cogroup(
-        {"pairs": (with_a, "b"), "rows": (rows, "pos")}, partitions=partitions
-    ).mapPartitions(lambda it: _attach(it, "b"))
+    ends = {c: (f"{c}_a", f"{c}_b") for c in ("doc", "index", "total", "norm")}
+    both = with_ends(candidates, rows, columns=ends, partitions=partitions)
     matched = both.mapPartitions(lambda it: _matched(it, options, shared)).persist(storage)
     config = method.config
     edges, candidate_docs = _decided(

@@ -65,13 +65,15 @@ def near_pairs(distinct: Any, layout: TableLayout, *, partitions: int) -> Any:
     return routed.mapPartitions(lambda it: _scan(it, masks, k))
 
 
-def _attach(parts: Iterator[dict[str, Batch]], end: str, column: str) -> Iterator[Batch]:
+def _attach(parts: Iterator[dict[str, Batch]], end: str, names: dict[str, str]) -> Iterator[Batch]:
+    """Edges with the columns of their ``end``'s rows, renamed by ``names``."""
     for part in parts:
         edges = part.get("edges")
         if not size(edges):
             continue
-        texts = part["texts"]
-        edges[column] = lookup(edges[end], texts["pos"], texts["norm"])
+        rows = part["rows"]
+        for column, name in names.items():
+            edges[name] = lookup(edges[end], rows["pos"], rows[column])
         yield edges
 
 
@@ -90,15 +92,23 @@ def _verify(batches: Iterator[Batch], measure: str, ngram: int, threshold: float
         yield out
 
 
+def with_ends(
+    edges: Any, rows: Any, *, columns: dict[str, tuple[str, str]], partitions: int
+) -> Any:
+    """Edges ``a, b`` with columns of their ends' rows (batches with ``pos``), joined by
+    position; ``columns`` maps a row column to its names at end ``a`` and end ``b``."""
+    for k, end in enumerate(("a", "b")):
+        names = {column: both[k] for column, both in columns.items()}
+        edges = cogroup(
+            {"edges": (edges, end), "rows": (rows, "pos")}, partitions=partitions
+        ).mapPartitions(lambda it, end=end, names=names: _attach(it, end, names))
+    return edges
+
+
 def with_texts(edges: Any, texts: Any, *, partitions: int) -> Any:
     """Edges ``a, b`` with the texts of their ends (columns ``ta``, ``tb``), joined by
     position with ``texts`` (batches ``pos, norm``)."""
-    with_a = cogroup(
-        {"edges": (edges, "a"), "texts": (texts, "pos")}, partitions=partitions
-    ).mapPartitions(lambda it: _attach(it, "a", "ta"))
-    return cogroup(
-        {"edges": (with_a, "b"), "texts": (texts, "pos")}, partitions=partitions
-    ).mapPartitions(lambda it: _attach(it, "b", "tb"))
+    return with_ends(edges, texts, columns={"norm": ("ta", "tb")}, partitions=partitions)
 
 
 def verified(
