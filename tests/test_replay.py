@@ -78,6 +78,34 @@ def test_batch_equals_online_replay_in_groups(method_name):
     assert not mismatches, mismatches[:10]
 
 
+@pytest.mark.parametrize("group", [37, 400])
+def test_group_writes_give_every_match_of_one_by_one_writes(group):
+    """Whole answers, not only representatives: with many documents per write (the group's own
+    documents verified against each other in one call), every document gets the same matches,
+    in the same order and with the same similarities, as when written one at a time, replaced
+    documents included."""
+    texts = corpus()
+    method = create("auto")
+    dedup_with(method, texts)  # fits the table the detectors share
+    edits = [(f"d{i}", texts[i]) for i in range(len(texts))]
+    edits += [(f"d{i}", texts[i + 1]) for i in range(0, 60, 3)]  # replaced, later on
+
+    def answers(size):
+        det = Detector(store=open_store("memory://"), method="auto", tables=method.tables)
+        out = []
+        for start in range(0, len(edits), size):
+            part = edits[start : start + size]
+            out += [
+                (r.status, [(m.id, round(m.similarity, 6)) for m in r.matches])
+                for r in det.add_many(part, replace=True)
+            ]
+        return out
+
+    one = answers(1)
+    assert sum(bool(m) for _s, m in one) > 20
+    assert answers(group) == one
+
+
 def test_tables_file_round_trip_and_bad_files(tmp_path, capsys):
     """The table `dedup` writes is what `index --tables` loads; other files are clear errors."""
     from neardup.cli import main

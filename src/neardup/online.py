@@ -75,6 +75,8 @@ class _Prepared:
     doc: Doc
     # during a group: every match against the index as it stood before the group
     before_group: list[Match] | None = None
+    # and the copies among the group's earlier documents (indexes that can: verified_within)
+    within: list[tuple[_Prepared, Match]] | None = None
 
 
 class Detector:
@@ -119,6 +121,8 @@ class Detector:
         self._stale = False
         self._duplicates = 0
         self._changed: set[str] | None = None  # ids the group being written changed so far
+        self._group_docs: dict[str, _Prepared] = {}  # id -> the group document indexed for it
+        self._within = False  # the group's own matches were verified at once, and still hold
         store.check_meta(FINGERPRINT_VERSION, self.persisted())
         self._load()
 
@@ -176,6 +180,7 @@ class Detector:
         self._hashes.pop(doc_id, None)
 
     def _remember(self, doc: StoredDocument) -> None:
+        self._within = False  # the index now holds a version the group did not verify
         if doc.duplicate_of is None:
             self.index.restore(doc.id, doc.fingerprint, doc.payload)
             self._indexed.add(doc.id)
@@ -248,7 +253,14 @@ class Detector:
             return self.index.matches(p.doc, exclude=exclude)[: self.max_matches]
         kept = [m for m in p.before_group if m.id not in self._changed]
         among = self._changed & self._indexed
-        if among:
+        if among and p.within is not None and self._within:
+            kept += self.index.exact_among(p.doc, exclude=exclude, among=among)
+            kept += [
+                m
+                for q, m in p.within
+                if m.id != exclude and m.id in among and self._group_docs.get(m.id) is q
+            ]
+        elif among:
             kept += self.index.matches_among(p.doc, exclude=exclude, among=among)
         return self.index.best_first(kept)[: self.max_matches]
 
@@ -261,9 +273,18 @@ class Detector:
         if len(docs) < 2:
             return
         found = self.index.matches_many([p.doc for p in docs], [p.doc_id for p in docs])
-        for p, matches in zip(docs, found, strict=True):
+        within = getattr(self.index, "verified_within", None)
+        earlier = (
+            within([p.doc for p in docs], [p.doc_id for p in docs])
+            if within is not None
+            else [None] * len(docs)
+        )
+        for p, matches, copies in zip(docs, found, earlier, strict=True):
             p.before_group = matches
+            p.within = None if copies is None else [(docs[j], m) for j, m in copies]
         self._changed = set()
+        self._group_docs = {}
+        self._within = within is not None
 
     # -- public API ---------------------------------------------------------------------------
     def check(self, text: str) -> CheckResult:
@@ -348,6 +369,7 @@ class Detector:
                 raise
             finally:
                 self._changed = None
+                self._group_docs = {}
             for request in group:
                 if request.result is not None:
                     self._duplicates += sum(r.inserted and r.duplicate for r in request.result)
@@ -397,6 +419,7 @@ class Detector:
             if not duplicate:  # only kept documents are matched against
                 self.index.add(p.doc_id, p.doc)
                 self._indexed.add(p.doc_id)
+                self._group_docs[p.doc_id] = p
             self._hashes[p.doc_id] = p.text_hash
             results.append(AddResult(duplicate, matches, True, status))
         return results, rows

@@ -282,15 +282,51 @@ class AutoOnline(_TextIndex):
             ids.append([i for i in found if i != exclude and i not in same])
         return self._verified(docs, exacts, ids)
 
+    def exact_among(self, doc: Doc, *, exclude: str | None, among: set[str]) -> list[Match]:
+        """The kept documents ``among`` with the same compared text (exact copies)."""
+        return [m for m in self._identical(doc.state.compared[0], exclude) if m.id in among]
+
     def matches_among(self, doc: Doc, *, exclude: str | None, among: set[str]) -> list[Match]:
         """:meth:`matches` restricted to the kept documents ``among``."""
-        exact = [m for m in self._identical(doc.state.compared[0], exclude) if m.id in among]
+        exact = self.exact_among(doc, exclude=exclude, among=among)
         same = {m.id for m in exact}
         found: dict[str, None] = {}
         for key in doc.state.sketch[0].tolist():
             found.update(self.postings.get(key, {}))
         ids = [i for i in found if i in among and i != exclude and i not in same]
         return self._verified([doc], [exact], [ids])[0] if ids else exact
+
+    def verified_within(
+        self, docs: Sequence[Doc], ids: Sequence[str]
+    ) -> list[list[tuple[int, Match]]]:
+        """For each document ``k`` of a list, the earlier ones ``j < k`` sharing a sketch key
+        whose pair the copy rule accepts, as ``(j, match)`` (identical compared texts aside:
+        those are exact matches). One verification call for the whole list, so that a group
+        of new documents is judged against itself at once; each verdict is the one
+        :meth:`matches_among` gives the pair, the later document as the query."""
+        postings: dict[int, list[int]] = {}
+        later: list[int] = []
+        earlier: list[int] = []
+        for k, doc in enumerate(docs):
+            seen: dict[int, None] = {}
+            for key in doc.state.sketch[0].tolist():
+                posting = postings.setdefault(key, [])
+                seen.update(dict.fromkeys(posting))
+                posting.append(k)
+            text = doc.state.compared[0]
+            for j in seen:
+                if docs[j].state.compared[0] != text:
+                    later.append(k)
+                    earlier.append(j)
+        out: list[list[tuple[int, Match]]] = [[] for _ in docs]
+        if not later:
+            return out
+        both = merge_prepared([d.state for d in docs])
+        sim, ok = self.method.verify(both, np.array(later), both, np.array(earlier))
+        for k, j, x, y in zip(later, earlier, sim.tolist(), ok.tolist(), strict=True):
+            if y:
+                out[k].append((j, Match(ids[j], None, float(x), "auto")))
+        return out
 
     def best_first(self, found: list[Match]) -> list[Match]:
         return _best_first(found, self.order)
