@@ -16,7 +16,8 @@ Optional, for many documents at once (``auto``; the detector falls back to ``mat
 document without them): ``matches_many(docs, excludes)`` — each against the index as it stands,
 in one verification call (checks, and a write group's documents before the group);
 ``matches_among(doc, exclude, among)`` — only against the kept documents ``among`` (those a write
-group added itself); ``best_first(matches)`` — the order ``matches`` gives.
+group added itself); ``verified_within(docs, ids)`` — a write group's documents against each
+other, in one verification call; ``best_first(matches)`` — the order ``matches`` gives.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ..normalize import normalize_many
 from ..simhash import Fingerprinter
 from ..verify import similarity_pairs
 from .auto import merge_prepared, split_prepared
+from .columns import PreparedColumns
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,8 @@ class AutoOnline(_TextIndex):
     def __init__(self, method: Any):
         super().__init__(method)
         self.postings: dict[int, dict[str, None]] = {}
-        self.prepared: dict[str, Any] = {}
+        self.columns = PreparedColumns()  # the kept documents' states, one slot each
+        self.slots: dict[str, int] = {}
 
     def prepare_many(self, texts: Sequence[str]) -> list[Doc]:
         compared = self.method.compared(list(texts))
@@ -248,19 +251,20 @@ class AutoOnline(_TextIndex):
 
     def add(self, doc_id: str, doc: Doc) -> None:
         self._keep_text(doc_id, doc.state.compared[0])
-        self.prepared[doc_id] = doc.state
+        self.slots[doc_id] = self.columns.put(doc.state)
         for key in doc.state.sketch[0].tolist():
             self.postings.setdefault(key, {})[doc_id] = None
         self.order.add(doc_id)
 
     def _unindex(self, doc_id: str) -> None:
-        prepared = self.prepared.pop(doc_id)
-        for key in prepared.sketch[0].tolist():
+        slot = self.slots.pop(doc_id)
+        for key in self.columns.sketch_keys(slot):
             posting = self.postings.get(key)
             if posting is not None:
                 posting.pop(doc_id, None)
                 if not posting:
                     del self.postings[key]
+        self.columns.drop(slot)
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
         return self.matches_many([doc], [exclude])[0]
@@ -341,7 +345,7 @@ class AutoOnline(_TextIndex):
             return [_best_first(exact, self.order) for exact in exacts]
         where = {doc_id: k for k, doc_id in enumerate(stored_ids)}
         query = docs[0].state if len(docs) == 1 else merge_prepared([d.state for d in docs])
-        stored = merge_prepared([self.prepared[i] for i in stored_ids])
+        stored = self.columns.take(np.array([self.slots[i] for i in stored_ids], np.int64))
         ia = np.repeat(np.arange(len(docs), dtype=np.int64), [len(found) for found in ids])
         ib = np.array([where[i] for found in ids for i in found], np.int64)
         sim, ok = self.method.verify(query, ia, stored, ib)
