@@ -405,13 +405,15 @@ def _value_changes(
     (:func:`_typos`).
     """
     changes, names, hard = 0, 0, False
+    na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
+    digits = bool(na or nb)  # without any, only names can change (the common case)
     substituted, moved = _segments(*_in_order(a, b), rule.max_value_tokens)
     for gap_a, gap_b, before, after_a, after_b in substituted:
         if "".join(gap_a) == "".join(gap_b):
             continue  # a word split or joined by a space or a mark
         interior = before is not None and after_a is not None
-        nums_a = [t for t in gap_a if _DIGIT.search(t)]
-        nums_b = [t for t in gap_b if _DIGIT.search(t)]
+        nums_a = [t for t in gap_a if _DIGIT.search(t)] if digits else []
+        nums_b = [t for t in gap_b if _DIGIT.search(t)] if digits else []
         if nums_a and nums_b:
             if "".join(nums_a) == "".join(nums_b):
                 continue
@@ -419,7 +421,8 @@ def _value_changes(
             hard = hard or bool(_dated(gap_a, before, after_a) | _dated(gap_b, before, after_b))
         elif interior and 2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens:
             names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
-    na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
+    if not digits:
+        return changes, names, hard
     moved_a: set[str] = set()
     moved_b: set[str] = set()
     for gap_a, gap_b, before, after_a, after_b in moved:
