@@ -329,17 +329,20 @@ BROADCAST = (
 )
 
 
+RAIL_STORY = (
+    "今天（1月5日）零时起，全国铁路实行新列车运行图，这是春运前最大规模的一次铁路调图。调图后，全国铁路增开"
+    "旅客列车230列，开行总量达到13028列，增开列车进一步便利旅客出行。\n成渝地区多条线路增开地市级车站始发"
+    "列车，福建龙岩至北京铁路旅行时间缩短10个小时。调图后，全国铁路增开货物列车91列，开行总量达到22859列，"
+    "为冬季能源供应和春运期间重点物资运输提供运力支撑。"
+)
+
+
 def test_copy_rule_moved_text_is_not_a_substitution():
     """Copy rule 4: a passage inserted, deleted or moved is not read as replaced names or
     figures (a longest common subsequence threads single shared characters through it), while
     a date rewritten in a moved phrase still means another event."""
     method = create("auto")
-    story = (
-        "今天（1月5日）零时起，全国铁路实行新列车运行图，这是春运前最大规模的一次铁路调图。调图后，全国铁路增开"
-        "旅客列车230列，开行总量达到13028列，增开列车进一步便利旅客出行。\n成渝地区多条线路增开地市级车站始发"
-        "列车，福建龙岩至北京铁路旅行时间缩短10个小时。调图后，全国铁路增开货物列车91列，开行总量达到22859列，"
-        "为冬季能源供应和春运期间重点物资运输提供运力支撑。"
-    )
+    story = RAIL_STORY
     # truncated inside a figure, then a footer: neither a changed number nor a changed name
     truncated = story[: story.index("22859") + 1] + "……\n（编辑：张军 审核：孙芳）"
     assert method.compare(story, truncated)["duplicate"]
@@ -366,6 +369,21 @@ def test_copy_rule_moved_text_is_not_a_substitution():
         "depressed economy, as the rand rose against the dollar in early trading on Monday."
     )
     assert method.compare(en.format("only removes"), en.format("removes only"))["duplicate"]
+
+
+def test_copy_rule_numbers_in_inserted_or_deleted_passages_are_not_values():
+    """Copy rule 7: a copy that dropped a sentence with figures and gained a footer with a
+    hotline and a timestamp still holds every figure of the story it kept, so it is a copy;
+    the same story with its figures changed in place is still another record."""
+    method = create("auto")
+    story = RAIL_STORY
+    dropped = "福建龙岩至北京铁路旅行时间缩短10个小时。调图后，全国铁路增开货物列车91列，开行总量达到22859列，"
+    footer = "\n欢迎投稿！如有新闻线索请拨打报料热线010-66668888，更新时间戳1665235289788，一经采用，稿酬从优。"
+    copy = story.replace(dropped, "") + footer
+    verdict = method.compare(story, copy)
+    assert verdict["duplicate"], verdict
+    changed = story.replace("230列", "186列").replace("13028列", "12984列")
+    assert not method.compare(story, changed)["duplicate"]
 
 
 FIRE = [

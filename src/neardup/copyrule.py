@@ -44,7 +44,7 @@ import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-6"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens
+RULE_VERSION = "neardup-copy-7"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -238,8 +238,8 @@ def _numbers(tokens: Sequence[str]) -> frozenset[str]:
 
 def _numbers_differ(na: frozenset[str], nb: frozenset[str]) -> bool:
     """Both texts hold numbers (``_numbers``) the other lacks, and one of them is a year or
-    there are two: another event from the same template (a copy only ever loses numbers, by
-    truncation)."""
+    there are two: another event from the same template (a copy only loses numbers by
+    truncation, or with a passage it inserted or deleted, whose numbers the caller leaves out)."""
     only_a, only_b = na - nb, nb - na
     if not only_a or not only_b:
         return False
@@ -399,8 +399,10 @@ def _value_changes(
     Hard: a changed year, date, ordinal (第N, N次, N届) or identifier (a number of 5 or more
     digits) — another event or another record; also when each text holds such a value the
     other lacks in a short moved phrase (3月9日上午 at the start of one, 于3月11日下午 later in
-    the other), which an inserted or deleted sentence is not. Numbers: other changed figures
-    (a figure only split or joined by punctuation, 4,372 / 4372, is unchanged). Names: a short
+    the other), which an inserted or deleted sentence is not; also when both texts hold numbers
+    the other lacks outside inserted or deleted passages (:func:`_numbers_differ`). Numbers:
+    other changed figures (a figure only split or joined by punctuation, 4,372 / 4372, is
+    unchanged). Names: a short
     phrase (a name, a place, a title word) replaced — unless it is typing errors
     (:func:`_typos`).
     """
@@ -425,15 +427,21 @@ def _value_changes(
         return changes, names, hard
     moved_a: set[str] = set()
     moved_b: set[str] = set()
+    passage_a: set[str] = set()  # numbers in passages one text inserted or deleted
+    passage_b: set[str] = set()
     for gap_a, gap_b, before, after_a, after_b in moved:
         dated_a, dated_b = _dated(gap_a, before, after_a), _dated(gap_b, before, after_b)
         hard = hard or bool(dated_a - nb and dated_b - na)  # a date rewritten in place
         if len(gap_a) <= rule.max_value_tokens:
             moved_a |= dated_a
+        else:
+            passage_a |= _numbers(gap_a)
         if len(gap_b) <= rule.max_value_tokens:
             moved_b |= dated_b
+        else:
+            passage_b |= _numbers(gap_b)
     hard = hard or bool(moved_a - nb and moved_b - na)
-    return changes, names, hard or _numbers_differ(na, nb)
+    return changes, names, hard or _numbers_differ(na - passage_a, nb - passage_b)
 
 
 def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str]:
