@@ -75,7 +75,7 @@ class _Prepared:
     doc: Doc
     # during a group: every match against the index as it stood before the group
     before_group: list[Match] | None = None
-    # and the copies among the group's earlier documents (indexes that can: verified_within)
+    # and the copies among the group's earlier documents (verified_within)
     within: list[tuple[_Prepared, Match]] | None = None
 
 
@@ -265,26 +265,23 @@ class Detector:
         return self.index.best_first(kept)[: self.max_matches]
 
     def _match_group_at_once(self, prepared_group: list[list[_Prepared] | None]) -> None:
-        """Every document of the group against the index before it, in one verification call
-        (indexes that can: ``matches_many``); :meth:`_matches` completes them one by one."""
+        """Every document of the group against the index before it, and the group's documents
+        against each other, one verification call each (indexes that can: ``matches_many``,
+        ``matches_among`` and ``verified_within``); :meth:`_matches` completes them one by one."""
         if not hasattr(self.index, "matches_among"):
             return
         docs = [p for prepared in prepared_group if prepared for p in prepared]
         if len(docs) < 2:
             return
-        found = self.index.matches_many([p.doc for p in docs], [p.doc_id for p in docs])
-        within = getattr(self.index, "verified_within", None)
-        earlier = (
-            within([p.doc for p in docs], [p.doc_id for p in docs])
-            if within is not None
-            else [None] * len(docs)
-        )
+        ids = [p.doc_id for p in docs]
+        found = self.index.matches_many([p.doc for p in docs], ids)
+        earlier = self.index.verified_within([p.doc for p in docs], ids)
         for p, matches, copies in zip(docs, found, earlier, strict=True):
             p.before_group = matches
-            p.within = None if copies is None else [(docs[j], m) for j, m in copies]
+            p.within = [(docs[j], m) for j, m in copies]
         self._changed = set()
         self._group_docs = {}
-        self._within = within is not None
+        self._within = True
 
     # -- public API ---------------------------------------------------------------------------
     def check(self, text: str) -> CheckResult:

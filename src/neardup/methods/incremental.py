@@ -16,8 +16,8 @@ Optional, for many documents at once (``auto``; the detector falls back to ``mat
 document without them): ``matches_many(docs, excludes)`` — each against the index as it stands,
 in one verification call (checks, and a write group's documents before the group);
 ``matches_among(doc, exclude, among)`` — only against the kept documents ``among`` (those a write
-group added itself); ``verified_within(docs, ids)`` — a write group's documents against each
-other, in one verification call; ``best_first(matches)`` — the order ``matches`` gives.
+group added itself) with ``verified_within(docs, ids)`` — a write group's documents against
+each other, in one verification call; ``best_first(matches)`` — the order ``matches`` gives.
 """
 
 from __future__ import annotations
