@@ -386,6 +386,29 @@ def test_copy_rule_numbers_in_inserted_or_deleted_passages_are_not_values():
     assert not method.compare(story, changed)["duplicate"]
 
 
+BOOK_NOTICE = (
+    "中央编译出版社翻译的《城市更新实践案例选编》一书英文版，近日出版，面向海内外发行。该书收录了"
+    "二十个城市更新项目的规划、建设和运营经验，配有大量图片和数据。\n该书的出版发行，有助于海外读者"
+    "了解中国城市更新的做法和成效。"
+)
+
+
+def test_copy_rule_a_name_lengthened_is_not_a_typo():
+    """Copy rule 8: one character replaced alone reads as a typing error, but not when text only
+    one side has comes with it (英文版 / 俄文版及其配套读本: another edition); a typo and an
+    inserted word alone stay copies, and so does a typo repeated (a learner misspells a word
+    the same way each time: 表潭 … 表潭)."""
+    method = create("auto")
+    russian = BOOK_NOTICE.replace("一书英文版", "一书俄文版及其配套读本")
+    assert not method.compare(BOOK_NOTICE, russian)["duplicate"]
+    typo = BOOK_NOTICE.replace("一书英文版", "一书莺文版")
+    assert method.compare(BOOK_NOTICE, typo)["duplicate"]
+    inserted = BOOK_NOTICE.replace("一书英文版", "一书英文版及其配套读本")
+    assert method.compare(BOOK_NOTICE, inserted)["duplicate"]
+    repeated = BOOK_NOTICE.replace("城市更新", "城市更亲")
+    assert method.compare(BOOK_NOTICE, repeated)["duplicate"]
+
+
 FIRE = [
     "{city}市{district}区一{place}发生特别重大{kind}事故，当地立即启动应急响应，消防救援力量第一时间赶赴现场处置。",
     "事故发生后，国务院安委会办公室派出工作组赶赴{city}，指导地方全力做好伤员救治、善后处置和事故调查等工作。",

@@ -44,7 +44,7 @@ import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-7"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages
+RULE_VERSION = "neardup-copy-8"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -305,12 +305,32 @@ def _segments(
         small, large = sorted((len(whole[0]), len(whole[1])))
         if large > 2 * small and large > max_value_tokens:
             moved.append(whole)
+        elif large - small >= 2 and large <= max_value_tokens and _grown_letter(runs, k, end, a, b):
+            substituted.append(whole)  # a name replaced by a longer one: 英文版 / 俄文、法文…版
         else:
             for g in range(k, end + 1, 2):
                 one = gap(g, g)
                 (substituted if one[0] and one[1] else moved).append(one)  # one-sided: inserted
         k = end + 1
     return substituted, moved
+
+
+def _grown_letter(runs: list[list], k: int, end: int, a: Sequence[str], b: Sequence[str]) -> bool:
+    """The region of gaps ``k..end`` replaces single characters one for one (what alone reads
+    as a typo) next to text only one side has, and holds no digit: one name replaced by a
+    longer one or a list (英文版 / 俄文、法文、西班牙文版), not a typing error."""
+    replaced = inserted = False
+    for g in range(k, end + 1, 2):
+        ga, gb = a[runs[g][1] : runs[g][2]], b[runs[g][3] : runs[g][4]]
+        if any(_DIGIT.search(t) for t in (*ga, *gb)):
+            return False
+        if ga and gb:
+            if len(ga) != len(gb) or any(len(t) != 1 for t in (*ga, *gb)):
+                return False
+            replaced = True
+        else:
+            inserted = True
+    return replaced and inserted
 
 
 def _shared_blocks(a: Sequence[str], b: Sequence[str], k: int) -> list[tuple[int, int, int]]:
