@@ -14,8 +14,8 @@ Year speeches share 96 % of their character 3-grams), so the rule looks at *what
    substitution is a **value change** when both sides hold a number (Chinese numerals are read
    as digits) or the longer side is a short phrase of ``2..max_value_tokens`` tokens (a name,
    a place, a title; a one-for-one character change is a typo, and so is a run of homophones,
-   合力 / 和利, what a pinyin input method gets wrong; a longer change is a rewritten
-   sentence). A changed year, date or identifier (5 or more digits) always means another event
+   合力 / 和利, what a pinyin input method gets wrong — but not one beside inserted text,
+   英文版 / 俄文、法文版; a longer change is a rewritten sentence). A changed year, date or identifier (5 or more digits) always means another event
    or record (a *hard* change). Paragraphs a copy moved are first put back in the other text's
    order (:func:`_in_order`), so that the passages standing in their place are not compared.
 
@@ -262,7 +262,9 @@ def _segments(
     the other) longer than ``max_value_tokens`` is moved, inserted or deleted text: it holds no
     substituted name or figure, only perhaps a date rewritten in place; the gaps of any other
     region are substitutions one by one (a name, a title, a figure, a rewritten passage), or
-    inserted or deleted text where one side is empty.
+    inserted or deleted text where one side is empty — except a short region that replaces
+    single characters one for one beside text only one side has (:func:`_grown_letter`),
+    which is one substituted name as a whole.
     """
     from rapidfuzz.distance import Indel
 
