@@ -1,12 +1,13 @@
 """What the default method removes from natural corpora of distinct documents (precision check).
 
     python benchmarks/natural_removals.py [--corpora cctv_xwlb_news_zh ...] [--sample 30] [--seed 0]
+        [--method paragraph]
 
-For each corpus in ../shared/data: the documents the default method (``auto``, defaults only)
-removes, how many of them *beyond exact duplicates* (removals minus documents whose text equals
+For each corpus in ../shared/data: the documents the default method (``auto``, defaults only;
+``--method`` another, with its defaults) removes, how many of them *beyond exact duplicates* (removals minus documents whose text equals
 an earlier one after NFKC, lower-casing and removing white space), the largest clusters, and
 ``--sample`` removals drawn with a fixed seed, written side by side to
-``docs/natural/<corpus>.tsv`` with an empty ``judgement`` column for a reader to fill
+``docs/natural/<corpus>.tsv`` (``<corpus>.<method>.tsv`` for another method) with an empty ``judgement`` column for a reader to fill
 (``copy`` / ``not a copy``). Existing judgements are kept when the same pair is drawn again.
 """
 
@@ -60,9 +61,9 @@ def clip(text: str, n: int = 300) -> str:
     return text if len(text) <= n else text[:n] + "…"
 
 
-def run(name: str, sample: int, seed: int) -> None:
+def run(name: str, sample: int, seed: int, method_name: str = DEFAULT_METHOD) -> None:
     texts, ids = read(name)
-    method = create(DEFAULT_METHOD)
+    method = create(method_name)
     t0 = time.perf_counter()
     result = dedup_with(method, texts)
     seconds = time.perf_counter() - t0
@@ -80,7 +81,7 @@ def run(name: str, sample: int, seed: int) -> None:
         print(
             f"  cluster of {sizes[r]}: {clip(texts[r], 60)!r} <- {[clip(texts[m], 40) for m in members]}"
         )
-    path = OUT / f"{name}.tsv"
+    path = OUT / (f"{name}.tsv" if method_name == DEFAULT_METHOD else f"{name}.{method_name}.tsv")
     old = {}
     if path.exists():
         with open(path, encoding="utf-8") as f:
@@ -127,9 +128,10 @@ def main() -> None:
     ap.add_argument("--corpora", nargs="+", default=list(CORPORA))
     ap.add_argument("--sample", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--method", default=DEFAULT_METHOD, help="a method name (its defaults)")
     args = ap.parse_args()
     for name in args.corpora:
-        run(name, args.sample, args.seed)
+        run(name, args.sample, args.seed, args.method)
 
 
 if __name__ == "__main__":

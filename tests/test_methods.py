@@ -195,6 +195,52 @@ def test_paragraph_containment_and_evidence():
     assert not create("paragraph", min_shared_chars=200).compare(a, b)["duplicate"]
 
 
+# two years' sessions of one template: the frame paragraph word for word, the lead restated
+SESSION_FRAME = (
+    "会议听取了大会秘书处关于政府工作报告、全国人大常委会工作报告、最高人民法院工作报告、"
+    "最高人民检察院工作报告的决议草案审议情况的汇报，决定将这些决议草案提请大会全体会议表决。"
+    "会议还通过了大会选举和决定任命的办法草案，提请各代表团酝酿讨论。"
+)
+SESSION_2024 = (
+    "十四届全国人大二次会议主席团第三次会议3月10日上午在北京人民大会堂举行。"
+    "大会主席团常务主席赵乐际主持会议，王沪宁、李鸿忠出席。"
+)
+SESSION_2025 = (
+    "十四届全国人大三次会议主席团第四次会议3月11日上午在北京人民大会堂举行。"
+    "大会主席团常务主席赵乐际主持会议，蔡奇、丁薛祥出席。"
+)
+
+
+def test_paragraph_stories_of_one_template_are_partial_not_duplicates():
+    """A paragraph restated with another year, ordinal, date and names makes another event;
+    the shared frame paragraph is still reported (a partial duplicate), never removed. A copy
+    that inserts or drops paragraphs stays a duplicate."""
+    method = create("paragraph", min_shared_chars=30)
+    y2024 = SESSION_2024 + "\n" + SESSION_FRAME
+    y2025 = SESSION_2025 + "\n" + SESSION_FRAME
+    repost = "编者按：这篇报道值得再读一遍，我们全文转载如下。\n" + y2024
+    excerpt = SESSION_FRAME
+    verdict = method.compare(y2024, y2025)
+    assert not verdict["duplicate"] and verdict["partial_duplicate"]
+    assert verdict["substituted_paragraphs"] == [[0, 0]]
+    assert verdict["matched_paragraphs"] == [[1, 1]]
+    for copy in (repost, excerpt):
+        found = method.compare(y2024, copy)
+        assert found["duplicate"] and found["substituted_paragraphs"] == []
+    texts = [y2024, y2025, repost]
+    pairs = method.find_pairs(texts)
+    assert list(zip(pairs.left.tolist(), pairs.right.tolist(), strict=True)) == [(0, 2)]
+    related = method.related_pairs
+    assert sorted(zip(related.left.tolist(), related.right.tolist(), strict=True)) == [
+        (0, 1),
+        (1, 2),
+    ]
+    assert related.evidence[(0, 1)]["substituted_paragraphs"] == [[0, 0]]
+    # a paragraph both share that also resembles another of the other's is no substitution
+    twice = SESSION_2024 + "\n" + SESSION_FRAME + "\n" + SESSION_2025
+    assert method.compare(y2024, twice)["duplicate"]
+
+
 def test_paragraph_copy_shares_equal_python_oracle():
     """Document pairs of the ``copy`` evidence equal a Python aggregation over every pair of
     usable paragraphs that share a sketch key (judged by the same copy rule)."""

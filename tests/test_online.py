@@ -163,7 +163,15 @@ def _paragraph_docs():
             docs.append("\n".join(["网友评论：这件事值得关注，大家怎么看？", *paras]))
         if i % 3 == 0:  # an excerpt: some of its paragraphs only
             docs.append("\n".join(rng.sample(paras, max(1, len(paras) // 2))))
+        if i % 3 == 1:  # the same template, another event: its numbers restated, names too
+            docs.append("\n".join([_restated(paras[0]), *paras[1:]]))
     return docs
+
+
+def _restated(paragraph: str) -> str:
+    """A paragraph of one template with other values: every digit and the names swapped."""
+    shifted = paragraph.translate(str.maketrans("0123456789", "3456789012"))
+    return shifted.replace("习近平", "王沪宁").replace("李强", "蔡奇") + "2026年3月5日。"
 
 
 def test_paragraph_detector_equals_pairwise_shares(tmp_path):
@@ -190,6 +198,14 @@ def test_paragraph_detector_equals_pairwise_shares(tmp_path):
         if not want:
             kept.append(i)
     assert found_any
+    restated = [d for d in docs if d.endswith("2026年3月5日。") or "2026年3月5日。\n" in d]
+    vetoed = [
+        d
+        for d in restated
+        for j in kept
+        if (c := oracle.compare(d, docs[j]))["substituted_paragraphs"] and c["partial_duplicate"]
+    ]
+    assert vetoed  # the template pairs are there, and the detector kept them apart as batch does
     # after a restart the paragraph fingerprints come back from the store: same answers
     again = Detector(store=open_store(url, read_only=True), method="paragraph", max_matches=1000)
     for text in docs:

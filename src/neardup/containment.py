@@ -8,8 +8,12 @@ on either side (characters for the default ``copy`` evidence, 1 per paragraph fo
 - ``covered_a`` / ``covered_b``: the weight of A's (B's) distinct matched paragraphs, each counted
   once at its best match;
 - ``share_a`` / ``share_b``: that weight over the document's whole weight (reported both ways);
-- **duplicate** when ``max(share_a, share_b) >= threshold`` and both sides cover at least
-  ``min_shared`` (enough distinctive text in common, not a shared dateline);
+- **duplicate** when ``max(share_a, share_b) >= threshold``, both sides cover at least
+  ``min_shared`` (enough distinctive text in common, not a shared dateline) and no paragraph
+  pair is *substituted* (:meth:`DocumentShares.mark_substituted`): two stories built from one
+  template share their frame paragraphs word for word and hold the others as versions with
+  other values (two years' congress sessions, a ceremony with other leaders); a copy inserts,
+  deletes and edits paragraphs, it does not restate one with other values;
 - **relation**: ``a_in_b`` when A is contained in B (``share_a >= contained``), ``b_in_a`` the
   reverse, ``mutual`` both, ``partial`` neither (some paragraphs shared).
 
@@ -19,7 +23,7 @@ A containment pair is a relation, not an equivalence: clusters come from the gre
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,9 +46,25 @@ class DocumentShares:
     para_a: np.ndarray  # per matched row, sorted by pair
     para_b: np.ndarray
     start: np.ndarray
+    substituted: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    versions: dict[int, list[list[int]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.substituted) != len(self.a):
+            self.substituted = np.zeros(len(self.a), np.int64)
 
     def __len__(self) -> int:
         return len(self.a)
+
+    def mark_substituted(self, pair: np.ndarray, para_a: np.ndarray, para_b: np.ndarray) -> None:
+        """Record substituted paragraph pairs ``(para_a[k], para_b[k])`` of document pairs
+        ``pair[k]`` (positions in this table): such a pair is not a duplicate."""
+        pair = np.asarray(pair, np.int64)
+        self.substituted = self.substituted + np.bincount(pair, minlength=len(self))
+        for k, ia, ib in zip(pair.tolist(), para_a.tolist(), para_b.tolist(), strict=True):
+            listed = self.versions.setdefault(k, [])
+            if len(listed) < MAX_LISTED:
+                listed.append([ia, ib])
 
     @property
     def score(self) -> np.ndarray:
@@ -52,6 +72,11 @@ class DocumentShares:
         return np.maximum(self.share_a, self.share_b).astype(np.float32)
 
     def duplicate(self, *, threshold: float, min_shared: float) -> np.ndarray:
+        return self.candidate(threshold=threshold, min_shared=min_shared) & (self.substituted == 0)
+
+    def candidate(self, *, threshold: float, min_shared: float) -> np.ndarray:
+        """The pairs that are duplicates by their shares alone (before substitutions are
+        looked for: only these need the look)."""
         shared = np.minimum(self.covered_a, self.covered_b)
         return (self.score >= np.float32(threshold)) & (shared >= min_shared)
 
@@ -77,6 +102,7 @@ class DocumentShares:
                 "covered_b": round(float(self.covered_b[k]), 1),
                 "containment": RELATIONS[rel[k]],
                 "matched_paragraphs": [list(m) for m in matched[:MAX_LISTED]],
+                "substituted_paragraphs": sorted(self.versions.get(k, [])),
             }
         return out
 

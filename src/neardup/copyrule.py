@@ -619,6 +619,44 @@ def judge_pairs(
     )
 
 
+def substituted(
+    texts: Sequence[str],
+    left: np.ndarray,
+    right: np.ndarray,
+    rule: CopyRule,
+    *,
+    coverage: float,
+) -> np.ndarray:
+    """Which pairs ``(texts[left[k]], texts[right[k]])`` are *versions of one passage with other
+    values*: their token alignment covers at least ``coverage`` of the longer text, and it
+    changes a year, date, ordinal or identifier, a name, or more than ``max_value_changes``
+    numbers (:func:`_value_changes`). Two stories built from one template hold such paragraphs
+    (the same ceremony paragraph with other leaders, the same meeting paragraph of another
+    year); a copy does not. A compiled bag bound drops most pairs before any alignment."""
+    left = np.asarray(left, np.int64)
+    right = np.asarray(right, np.int64)
+    out = np.zeros(len(left), np.bool_)
+    if not len(left):
+        return out
+    from ._kernels import common_counts, sort_per_doc
+
+    codes, offsets = token_codes(texts)
+    bags = sort_per_doc(codes, offsets)
+    sizes = np.diff(offsets)
+    long_len = np.maximum(sizes[left], sizes[right]).astype(np.float64)
+    need = np.maximum(np.ceil(coverage * long_len - 1e-9), 1).astype(np.int64)
+    maybe = common_counts(bags, offsets, bags[:0], offsets, left, right, need, 0) >= 0
+    rows = np.flatnonzero(maybe & (np.minimum(sizes[left], sizes[right]) > 0))
+    if not len(rows):
+        return out
+    matched = _matched_tokens(codes, offsets, left[rows], right[rows], 1)
+    rows = rows[matched >= coverage * long_len[rows] - 1e-9]
+    lenient = np.zeros(len(left), np.bool_)  # max_value_changes numbers allowed, as for copies
+    _changes, _hard, ok = _value_verdicts(texts, left, right, rows, lenient, rule)
+    out[rows] = ~ok[rows]
+    return out
+
+
 def _bag_bound(
     bags: np.ndarray,
     offsets: np.ndarray,

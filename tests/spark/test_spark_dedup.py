@@ -138,19 +138,23 @@ def test_same_clusters_verified_longest_wider_distance(spark, tmp_path, corpus_t
 
 
 def _partial_copies(texts, n, seed):
-    """Reposts with a commentary paragraph, excerpts and stories with a paragraph of another
-    appended, made from the multi-paragraph texts."""
+    """Reposts with a commentary paragraph, excerpts, stories with a paragraph of another
+    appended, and stories of one template (the lead restated with other numbers and names),
+    made from the multi-paragraph texts."""
     rng = random.Random(seed)
     long = [t for t in texts if t.strip().count("\n") >= 2]
     out = []
     for k, t in enumerate(rng.sample(long, min(n, len(long)))):
         paras = t.strip().split("\n")
-        if k % 3 == 0:
+        if k % 4 == 0:
             out.append(f"编者按：第{k}篇转载，转载时加了一段评论，说明为什么值得再读一遍。\n{t}")
-        elif k % 3 == 1:
+        elif k % 4 == 1:
             out.append("\n".join(paras[: max(1, 2 * len(paras) // 3)]))
-        else:
+        elif k % 4 == 2:
             out.append(t + "\n" + rng.choice(long).strip().split("\n")[0])
+        else:
+            lead = paras[0].translate(str.maketrans("0123456789", "3456789012"))
+            out.append("\n".join([lead.replace("习近平", "王沪宁") + "2026年3月5日。", *paras[1:]]))
     return out
 
 
@@ -164,6 +168,7 @@ def test_same_clusters_as_local_paragraph_copy_evidence(spark, tmp_path, corpus_
     rows = _assert_same(local_out, spark_out)
     assert sum(r["method"] == "paragraph" for r in rows) > 5
     assert summary["engine"]["matched_paragraph_pairs"] > 0 and summary["outputs"]["tables"]
+    assert summary["engine"]["substituted_document_pairs"] > 0  # template pairs kept apart
     local_table = np.load(local_out / "common_grams.npz")["values"]
     assert np.array_equal(np.load(spark_out / "common_grams.npz")["values"], local_table)
 

@@ -484,6 +484,8 @@ class ParagraphOnline:
                 totals[dj[ok]],
                 np.full(int(ok.sum()), int(doc.state.total[0])),
             )
+            query = np.zeros(len(shares), np.int64)  # the query is document 0 of its own
+            self.method.veto_substituted(shares, merged, shares.a, doc.state, query)
         cfg = self.method.config
         keep = shares.duplicate(threshold=cfg.threshold, min_shared=self.method.min_shared)
         score = shares.score

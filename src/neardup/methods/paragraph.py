@@ -17,7 +17,9 @@ Each document is split into paragraphs (its line breaks). Which paragraphs match
 
 The decision is :mod:`neardup.containment`'s, on every surface: the covered share of each
 document (``share_a``, ``share_b``); a duplicate when the larger reaches ``threshold`` and (for
-``copy``) both sides share at least ``min_shared_chars`` characters; the relation ``a_in_b``,
+``copy``) both sides share at least ``min_shared_chars`` characters and no paragraph of one is a
+version of one of the other with other values (:meth:`ParagraphMethod.substitutions`: two
+stories of one template); the relation ``a_in_b``,
 ``b_in_a``, ``mutual`` (share ≥ ``contained``) or ``partial``, with the matched paragraph
 indices, in the pair's evidence. Pairs that share at least ``min_shared_chars`` characters but
 too small a share to be duplicates are *partial duplicates*: reported (``related_pairs``,
@@ -34,6 +36,7 @@ import numpy as np
 
 from ..config import HammingConfig, NormalizeConfig
 from ..containment import DocumentShares, document_shares
+from ..copyrule import substituted as versions_with_values
 from ..errors import ConfigError
 from ..features import paragraphs as split_paragraphs
 from ..index.ngram import candidates_from_keys
@@ -62,6 +65,7 @@ class ParagraphConfig:
     blocks: int | None = None
     min_words: int = 3
     max_paragraph_docs: int = 50
+    version_coverage: float = 0.5
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
@@ -71,7 +75,7 @@ class ParagraphConfig:
                 "are copies, the default) or 'topic' (the reference's topic-word fingerprints)"
             )
         HammingConfig(max_distance=self.max_distance, blocks=self.blocks)
-        for name in ("threshold", "contained"):
+        for name in ("threshold", "contained", "version_coverage"):
             if not 0.0 < float(getattr(self, name)) <= 1.0:
                 raise ConfigError(f"{name}={getattr(self, name)} must be in (0, 1] (a share)")
         for name, low in (
@@ -236,6 +240,51 @@ class ParagraphMethod:
         frac_b[checked] = _side_share(gb, ga, verdicts)
         return ok, a.chars[ia] * frac_a, b.chars[ib] * frac_b
 
+    def substitutions(
+        self, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The substituted paragraph pairs of document pairs ``(da[k] in a, db[k] in b)``:
+        among every pair of their usable paragraphs, those that are versions of one paragraph
+        with other values (:func:`neardup.copyrule.substituted`, at ``version_coverage``),
+        neither of which is a copy of any paragraph of the other document. Returns ``(k,
+        paragraph index in da[k], in db[k])`` per such pair: :mod:`neardup.containment`'s
+        veto, made from the two documents' paragraphs alone, so every surface makes it alike."""
+        k, ia, ib = _cross_rows(a, np.asarray(da, np.int64), b, np.asarray(db, np.int64))
+        none = np.empty(0, np.int64)
+        if not len(k):
+            return none, none, none
+        ok = np.zeros(len(k), np.bool_)
+        for lo in range(0, len(k), VERIFY_CHUNK):
+            hi = lo + VERIFY_CHUNK
+            ok[lo:hi] = self.matched(a, ia[lo:hi], b, ib[lo:hi])[0]
+        free = np.ones(len(k), np.bool_)
+        for keys in ((k << 32) | ia, (k << 32) | ib):
+            free &= ~np.isin(keys, keys[ok])  # a paragraph with a copy on the other side
+        k, ia, ib = k[free], ia[free], ib[free]
+        texts = [a.prepared.compared[i] for i in ia.tolist()]
+        texts += [b.prepared.compared[j] for j in ib.tolist()]
+        n = len(k)
+        sub = versions_with_values(
+            texts,
+            np.arange(n),
+            np.arange(n, 2 * n),
+            self.inner.config.rule(),
+            coverage=self.config.version_coverage,
+        )
+        return k[sub], a.index[ia[sub]], b.index[ib[sub]]
+
+    def veto_substituted(
+        self, shares: DocumentShares, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
+    ) -> None:
+        """Mark the substituted paragraph pairs of the pairs of ``shares`` that would be
+        duplicates by their shares (their documents ``da`` in ``a`` and ``db`` in ``b``, per pair
+        of ``shares``)."""
+        look = np.flatnonzero(
+            shares.candidate(threshold=self.config.threshold, min_shared=self.min_shared)
+        )
+        k, pa, pb = self.substitutions(a, np.asarray(da)[look], b, np.asarray(db)[look])
+        shares.mark_substituted(look[k], pa, pb)
+
     def _copy_shares(self, texts: Sequence[str], *, fit: bool) -> DocumentShares:
         paras = self.paragraphs(texts, fit=fit)
         left, right, _stats = candidates_from_keys(*self.usable_sketch(paras))
@@ -265,7 +314,7 @@ class ParagraphMethod:
             "candidate_paragraph_pairs": len(left),
             "matched_paragraph_pairs": len(pl),
         }
-        return document_shares(
+        shares = document_shares(
             da,
             db,
             paras.index[pl],
@@ -275,6 +324,9 @@ class ParagraphMethod:
             paras.total[da],
             paras.total[db],
         )
+        self.veto_substituted(shares, paras, shares.a, paras, shares.b)
+        self.stats["substituted_document_pairs"] = int((shares.substituted > 0).sum())
+        return shares
 
     # -- the topic evidence (reference 002) -------------------------------------------------
     def paragraph_prints(self, texts: Sequence[str]) -> Any:
@@ -386,6 +438,8 @@ class ParagraphMethod:
             "covered_chars_b": ev.get("covered_b", 0.0),
             "containment": ev.get("containment"),
             "matched_paragraphs": ev.get("matched_paragraphs", []),
+            # versions of one paragraph with other values: another story from one template
+            "substituted_paragraphs": ev.get("substituted_paragraphs", []),
             "threshold": cfg.threshold,
             "min_shared_chars": cfg.min_shared_chars,
             "duplicate": duplicate,
@@ -393,6 +447,24 @@ class ParagraphMethod:
             "partial_duplicate": not duplicate
             and min(ev.get("covered_a", 0.0), ev.get("covered_b", 0.0)) >= self.min_shared,
         }
+
+
+def _cross_rows(
+    a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair of usable paragraphs of documents ``da[k]`` (rows of ``a``) and ``db[k]``
+    (rows of ``b``): ``(k, row in a, row in b)``. Paragraph rows are in document order."""
+    rows_a, rows_b = np.flatnonzero(a.usable), np.flatnonzero(b.usable)
+    lo_a = np.searchsorted(a.doc[rows_a], da, "left")
+    lo_b = np.searchsorted(b.doc[rows_b], db, "left")
+    na = np.searchsorted(a.doc[rows_a], da, "right") - lo_a
+    nb = np.searchsorted(b.doc[rows_b], db, "right") - lo_b
+    per = na * nb
+    k = np.repeat(np.arange(len(da), dtype=np.int64), per)
+    within = np.arange(int(per.sum()), dtype=np.int64) - np.repeat(np.cumsum(per) - per, per)
+    ia = rows_a[lo_a[k] + within // np.maximum(nb[k], 1)]
+    ib = rows_b[lo_b[k] + within % np.maximum(nb[k], 1)]
+    return k, ia, ib
 
 
 def _side_share(mine: np.ndarray, other: np.ndarray, verdicts: Any) -> np.ndarray:

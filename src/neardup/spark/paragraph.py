@@ -13,7 +13,10 @@ document pair.
 3. each paragraph's rare grams are counted with it (its weight; its document's total, since a
    document's paragraphs stay in one batch) and the usable paragraphs' sketch keys meet by key;
 4. candidate paragraph pairs meet both compared texts by paragraph number and are judged by
-   :meth:`ParagraphMethod.matched` (the copy rule) on the executors.
+   :meth:`ParagraphMethod.matched` (the copy rule) on the executors;
+5. the document pairs that are duplicates by their shares meet both documents' paragraphs and
+   are dropped when :meth:`ParagraphMethod.substitutions` finds a paragraph restated with other
+   values (two stories from one template), as locally.
 
 ``topic`` evidence (the reference's DRPKP fingerprint):
 
@@ -222,6 +225,38 @@ def _matched(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[B
         }
 
 
+def _documents(batches: Iterator[Batch]) -> Iterator[Batch]:
+    """One row per document: its compared paragraphs, in order (``pos`` is the document)."""
+    for b in batches:
+        if not size(b):
+            continue
+        docs, first = np.unique(b["doc"], return_index=True)  # a document's rows are adjacent
+        paras = np.empty(len(docs), dtype=object)
+        for k, part in enumerate(np.split(b["norm"], first[1:])):
+            paras[k] = list(part)
+        yield {"pos": docs, "paras": paras}
+
+
+def _unsubstituted(
+    batches: Iterator[Batch], options: dict, tables: Any
+) -> Iterator[tuple[str, Any]]:
+    """The duplicate edges by shares whose documents hold no substituted paragraph pair
+    (:meth:`ParagraphMethod.substitutions`, on both documents' paragraphs)."""
+    method = worker_method("paragraph", options, tables.value)
+    for b in batches:
+        m = size(b)
+        if not m:
+            continue
+        pa, pb = list(b.pop("pa")), list(b.pop("pb"))
+        counts = np.array([len(p) for p in pa + pb], np.int64)
+        texts = [t for p in pa + pb for t in p]
+        paras = method.prepared_paragraphs(method.inner.prepare(texts), counts)
+        k, _, _ = method.substitutions(paras, np.arange(m), paras, np.arange(m, 2 * m))
+        keep = np.bincount(k, minlength=m) == 0
+        yield "substituted", int((~keep).sum())
+        yield "edges", take(b, np.flatnonzero(keep))
+
+
 def copy_edges(
     compared: Any, options: dict[str, Any], *, tables: Any, partitions: int, storage: Any
 ) -> tuple[Any, dict[str, Any], Any]:
@@ -244,15 +279,20 @@ def copy_edges(
     both = with_ends(candidates, rows, columns=ends, partitions=partitions)
     matched = both.mapPartitions(lambda it: _matched(it, options, shared)).persist(storage)
     config = method.config
-    edges, candidate_docs = _decided(
+    tentative, candidate_docs = _decided(
         matched, config.threshold, float(config.min_shared_chars), partitions, storage
     )
+    documents = rows.mapPartitions(_documents)
+    ends = with_ends(tentative, documents, columns={"paras": ("pa", "pb")}, partitions=partitions)
+    vetted = ends.mapPartitions(lambda it: _unsubstituted(it, options, shared)).persist(storage)
+    edges = tagged(vetted, "edges")
     info = {
         "paragraphs": n_paragraphs,
         "usable_paragraphs": int(tagged(weighed, "usable").sum()),
         "common_grams": len(table.values),
         "matched_paragraph_pairs": count_rows(matched),
         "candidate_document_pairs": candidate_docs,
+        "substituted_document_pairs": int(tagged(vetted, "substituted").sum()),
     }
     numbered.unpersist()
     return edges, info, table
