@@ -46,12 +46,8 @@ class DocumentShares:
     para_a: np.ndarray  # per matched row, sorted by pair
     para_b: np.ndarray
     start: np.ndarray
-    substituted: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    versions: dict[int, list[list[int]]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if len(self.substituted) != len(self.a):
-            self.substituted = np.zeros(len(self.a), np.int64)
+    substituted: np.ndarray  # per pair: substituted paragraph pairs marked (none at first)
+    versions: dict[int, list[list[int]]] = field(default_factory=dict)  # listed in evidence
 
     def __len__(self) -> int:
         return len(self.a)
@@ -148,6 +144,7 @@ def document_shares(
         para_a.astype(np.int64),
         para_b.astype(np.int64),
         np.r_[first, len(key)].astype(np.int64),
+        np.zeros(n, np.int64),
     )
 
 

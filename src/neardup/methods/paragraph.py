@@ -462,8 +462,8 @@ def _cross_rows(
     per = na * nb
     k = np.repeat(np.arange(len(da), dtype=np.int64), per)
     within = np.arange(int(per.sum()), dtype=np.int64) - np.repeat(np.cumsum(per) - per, per)
-    ia = rows_a[lo_a[k] + within // np.maximum(nb[k], 1)]
-    ib = rows_b[lo_b[k] + within % np.maximum(nb[k], 1)]
+    ia = rows_a[lo_a[k] + within // nb[k]]  # only pairs with paragraphs on both sides have rows
+    ib = rows_b[lo_b[k] + within % nb[k]]
     return k, ia, ib
 
 

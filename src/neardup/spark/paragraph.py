@@ -104,7 +104,7 @@ def _shares(
     doc_a = (b["pair"] >> np.uint64(32)).astype(np.int64)
     doc_b = (b["pair"] & np.uint64(0xFFFFFFFF)).astype(np.int64)
     shares = document_shares(doc_a, doc_b, b["ia"], b["ib"], b["wa"], b["wb"], b["ta"], b["tb"])
-    keep = shares.duplicate(threshold=threshold, min_shared=min_shared)
+    keep = shares.candidate(threshold=threshold, min_shared=min_shared)  # substitutions: later
     yield "candidates", len(shares)
     yield (
         "edges",
@@ -121,7 +121,9 @@ def _shares(
 def _decided(
     matched: Any, threshold: float, min_shared: float, partitions: int, storage: Any
 ) -> tuple[Any, int]:
-    """The duplicate edges among matched paragraph rows, and the candidate document pairs."""
+    """The edges that are duplicates by their shares among matched paragraph rows (the ``copy``
+    evidence then looks for substituted paragraphs: :func:`_unsubstituted`), and the candidate
+    document pairs."""
     scored = route(matched, key="pair", partitions=partitions).mapPartitions(
         lambda it: _shares(it, threshold, min_shared)
     )
