@@ -719,6 +719,26 @@ def test_copy_rule_bag_bound_changes_no_verdict(texts):
     assert np.array_equal(fast.similarity[fast.copy], full.similarity[full.copy])
 
 
+@given(
+    st.lists(
+        st.sampled_from(["甲", "乙", "丙", "的", "第", "次", "年", "3", "2023", "x"]), max_size=30
+    ),
+    st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["丁", "5", "2024", "月", "y"]))),
+)
+@settings(max_examples=200, deadline=None)
+def test_copy_rule_text_only_inserted_changes_no_value(tokens, inserts):
+    """The shortcut of ``_value_verdicts``: when one token sequence is a subsequence of the other
+    (only insertions), the full alignment finds no changed value, hard or not."""
+    from neardup.copyrule import CopyRule, _value_changes
+
+    longer = list(tokens)
+    for at, token in sorted(inserts, reverse=True):
+        longer.insert(min(at, len(longer)), token)
+    rule = CopyRule()
+    assert _value_changes(tokens, longer, rule) == (0, 0, False)
+    assert _value_changes(longer, tokens, rule) == (0, 0, False)
+
+
 @given(st.lists(SHORT, min_size=1, max_size=9), st.lists(st.integers(1, 4), min_size=1))
 @settings(max_examples=60, deadline=None)
 def test_auto_prepared_split_and_merge_are_inverse(texts, cuts):

@@ -613,7 +613,9 @@ def judge_pairs(
         (coverage >= rule.short_similarity)
         | (contained & (containment >= np.where(strict, rule.short_containment, rule.containment)))
     ) & (short_len > 0)
-    changes, hard, ok = _value_verdicts(texts, left, right, np.flatnonzero(shape), strict, rule)
+    changes, hard, ok = _value_verdicts(
+        texts, left, right, np.flatnonzero(shape), strict, rule, matched >= short_len
+    )
     return Verdicts(
         np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
     )
@@ -649,10 +651,12 @@ def substituted(
     rows = np.flatnonzero(maybe & (np.minimum(sizes[left], sizes[right]) > 0))
     if not len(rows):
         return out
-    matched = _matched_tokens(codes, offsets, left[rows], right[rows], 1)
-    rows = rows[matched >= coverage * long_len[rows] - 1e-9]
+    matched = np.zeros(len(left))
+    matched[rows] = _matched_tokens(codes, offsets, left[rows], right[rows], 1)
+    rows = rows[matched[rows] >= coverage * long_len[rows] - 1e-9]
     lenient = np.zeros(len(left), np.bool_)  # max_value_changes numbers allowed, as for copies
-    _changes, _hard, ok = _value_verdicts(texts, left, right, rows, lenient, rule)
+    within = matched >= np.minimum(sizes[left], sizes[right])
+    _changes, _hard, ok = _value_verdicts(texts, left, right, rows, lenient, rule, within)
     out[rows] = ~ok[rows]
     return out
 
@@ -713,15 +717,22 @@ def _value_verdicts(
     shaped: np.ndarray,
     strict: np.ndarray,
     rule: CopyRule,
+    within: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Value changes, hard changes and the verdict of the pairs ``shaped`` (whose shape passed),
-    each aligned in full, in canonical order, to look for substituted values."""
+    each aligned in full, in canonical order, to look for substituted values.
+
+    ``within``: the pairs whose shorter token sequence is a subsequence of the longer (their
+    alignment matched every token of it). Such a pair differs only by inserted text: no gap
+    has tokens on both sides, and neither text holds a number the other lacks, so no value
+    can have changed and the pair needs no alignment in Python."""
     n = len(left)
     changes = np.zeros(n, np.int64)
     hard = np.zeros(n, np.bool_)
     ok = np.zeros(n, np.bool_)
+    ok[shaped[within[shaped]]] = True
     tokens: dict[int, tuple[list[str], frozenset[str]]] = {}
-    for k in shaped.tolist():
+    for k in shaped[~within[shaped]].tolist():
         for i in (left[k], right[k]):
             if i not in tokens:
                 found = tokenize(texts[i])
