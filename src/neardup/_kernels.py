@@ -33,7 +33,7 @@ def popcount64(typingctx, x):
     return sig, codegen
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def fmix64(h):
     h ^= h >> _S33
     h *= _M1
@@ -52,7 +52,7 @@ def mix_keys(keys: np.ndarray) -> np.ndarray:
     return out
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def _fnv_step(h, c):
     return (h ^ np.uint64(c)) * FNV_PRIME
 
@@ -250,7 +250,7 @@ def popcount_against(fps: np.ndarray, q: np.uint64) -> np.ndarray:
 # -- permuted-table Hamming search -----------------------------------------------------------
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def _first_table(x, masks) -> int:
     """Index of the first table whose key bits all agree for a pair with xor ``x``."""
     for t in range(masks.shape[0]):
@@ -425,12 +425,17 @@ def splice_documents(base, base_off, repl, repl_off, which):
     src = np.full(ndocs, -1, np.int64)
     for j in range(which.shape[0]):
         src[which[j]] = j
-    for d in range(ndocs):
+    for d in range(ndocs):  # element loops: a slice assignment compiles shape checks
         j = src[d]
+        w = off[d]
         if j < 0:
-            out[off[d] : off[d + 1]] = base[base_off[d] : base_off[d + 1]]
+            for i in range(base_off[d], base_off[d + 1]):
+                out[w] = base[i]
+                w += 1
         else:
-            out[off[d] : off[d + 1]] = repl[repl_off[j] : repl_off[j + 1]]
+            for i in range(repl_off[j], repl_off[j + 1]):
+                out[w] = repl[i]
+                w += 1
     return out, off
 
 
@@ -497,7 +502,9 @@ def sort_per_doc(values, offsets):
     """Each document's values sorted (repeats kept)."""
     out = values.copy()
     for d in range(offsets.shape[0] - 1):
-        out[offsets[d] : offsets[d + 1]] = np.sort(values[offsets[d] : offsets[d + 1]])
+        seg = np.sort(values[offsets[d] : offsets[d + 1]])
+        for i in range(seg.shape[0]):  # not a slice assignment: that compiles shape checks
+            out[offsets[d] + i] = seg[i]
     return out
 
 
@@ -514,7 +521,7 @@ def document_hashes(cps, offsets):
     return out
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def _intersection_at_least(a, alo, ahi, b, blo, bhi, need):
     """Like :func:`_intersection`, but -1 as soon as fewer than ``need`` common values remain
     possible."""
@@ -535,7 +542,7 @@ def _intersection_at_least(a, alo, ahi, b, blo, bhi, need):
     return common if common >= need else -1
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def _intersection(a, alo, ahi, b, blo, bhi):
     """Number of values two sorted unique runs share."""
     return _intersection_at_least(a, alo, ahi, b, blo, bhi, 0)
@@ -638,7 +645,7 @@ def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi):
     return left, right
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def _is_cjk(c):
     return (
         (0x3400 <= c <= 0x4DBF)
@@ -674,7 +681,7 @@ def token_counts(cps, offsets):
 _DI = 0x7B2C  # 第
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def _cn_digit(c):
     """The digit of a Chinese numeral character (-1: none; 10, 100, 1000, 10000: multipliers)."""
     if c == 0x96F6:  # 零
@@ -708,7 +715,7 @@ def _cn_digit(c):
     return -1
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def _is_count_unit(c):
     """次届期轮批号月日: a single numeral before one of them is a number."""
     return (
@@ -723,7 +730,7 @@ def _is_count_unit(c):
     )
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def _emit_number(h, value):
     """Feed the decimal digits of ``value`` to the hash state ``h``."""
     digits = np.empty(20, np.int64)
@@ -833,7 +840,7 @@ def alignment_tokens(cps, offsets, word_hashes, word_values):
     return out[:w], out_off, other
 
 
-@numba.njit(inline="always")
+@numba.njit(cache=True, nogil=True)
 def _word_value(h, word_hashes, word_values):
     for k in range(word_hashes.shape[0]):
         if word_hashes[k] == h:
