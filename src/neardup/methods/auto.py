@@ -249,16 +249,9 @@ class _Shapes:
             np.arange(hi - lo), self.strict[lo:hi], self.contain[lo:hi], self.cover[lo:hi]
         )
 
-    @classmethod
-    def joined(cls, parts: Sequence[_Shapes]) -> _Shapes:
-        """The checked pairs of ``parts``, in order, as one batch whose every pair is checked."""
-        strict = np.concatenate([np.empty(0, np.bool_), *(p.strict for p in parts)])
-        return cls(
-            np.arange(len(strict)),
-            strict,
-            np.concatenate([np.empty(0), *(p.contain for p in parts)]),
-            np.concatenate([np.empty(0), *(p.cover for p in parts)]),
-        )
+    def fields(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``strict``, ``contain`` and ``cover`` of the checked pairs."""
+        return self.strict, self.contain, self.cover
 
 
 @dataclass(frozen=True)
@@ -617,7 +610,7 @@ class AutoMethod:
         measured in chunks of ``VERIFY_CHUNK`` pairs on ``workers`` threads, so that only the
         pairs that can pass are held (weibo_ced_zh: 9.5 of 23.4 million candidates)."""
         stats, chunks = candidate_chunks(*prepared.sketch)
-        kept: list[tuple[np.ndarray, np.ndarray, _Shapes]] = []
+        kept: list[list[np.ndarray]] = [[], [], [], [], []]  # left, right, strict, contain, cover
         candidates = 0
         for left, right in chunks:
             candidates += len(left)
@@ -630,11 +623,20 @@ class AutoMethod:
                 workers=self.workers,
             )
             for (lo, hi), shape in zip(chunk_ranges(len(left), VERIFY_CHUNK), shapes, strict=True):
-                kept.append((left[lo:hi][shape.checked], right[lo:hi][shape.checked], shape))
-        none = np.empty(0, np.int64)
-        pl = np.concatenate([none, *(k[0] for k in kept)])
-        pr = np.concatenate([none, *(k[1] for k in kept)])
-        shape = _Shapes.joined([k[2] for k in kept])
+                for parts, part in zip(
+                    kept,
+                    (left[lo:hi][shape.checked], right[lo:hi][shape.checked], *shape.fields()),
+                    strict=True,
+                ):
+                    parts.append(part)
+        # joined one array at a time, each freeing its parts (weibo: 9.5 M pairs, 0.3 GB)
+        pl, pr, strict, contain, cover = (
+            _drain(parts, dtype)
+            for parts, dtype in zip(
+                kept, (np.int64, np.int64, np.bool_, np.float64, np.float64), strict=True
+            )
+        )
+        shape = _Shapes(np.arange(len(pl)), strict, contain, cover)
         return pl, pr, shape, replace(stats, candidates=candidates)
 
     def _verify_possible(
@@ -790,6 +792,14 @@ def _sample(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.nda
     new = np.zeros_like(offsets)
     np.cumsum(np.bincount(doc[keep], minlength=len(offsets) - 1), out=new[1:])
     return values[keep], new
+
+
+def _drain(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    """``parts`` joined into one array; the list is emptied, so that the parts can be freed
+    while the next array is joined."""
+    joined = _concat(parts, dtype)
+    parts.clear()
+    return joined
 
 
 def _concat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
