@@ -249,10 +249,6 @@ class _Shapes:
             np.arange(hi - lo), self.strict[lo:hi], self.contain[lo:hi], self.cover[lo:hi]
         )
 
-    def fields(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``strict``, ``contain`` and ``cover`` of the checked pairs."""
-        return self.strict, self.contain, self.cover
-
 
 @dataclass(frozen=True)
 class _Tokens:
@@ -610,7 +606,11 @@ class AutoMethod:
         measured in chunks of ``VERIFY_CHUNK`` pairs on ``workers`` threads, so that only the
         pairs that can pass are held (weibo_ced_zh: 9.5 of 23.4 million candidates)."""
         stats, chunks = candidate_chunks(*prepared.sketch)
-        kept: list[list[np.ndarray]] = [[], [], [], [], []]  # left, right, strict, contain, cover
+        lefts: list[np.ndarray] = []
+        rights: list[np.ndarray] = []
+        stricts: list[np.ndarray] = []
+        contains: list[np.ndarray] = []
+        covers: list[np.ndarray] = []
         candidates = 0
         for left, right in chunks:
             candidates += len(left)
@@ -623,20 +623,19 @@ class AutoMethod:
                 workers=self.workers,
             )
             for (lo, hi), shape in zip(chunk_ranges(len(left), VERIFY_CHUNK), shapes, strict=True):
-                for parts, part in zip(
-                    kept,
-                    (left[lo:hi][shape.checked], right[lo:hi][shape.checked], *shape.fields()),
-                    strict=True,
-                ):
-                    parts.append(part)
+                lefts.append(left[lo:hi][shape.checked])
+                rights.append(right[lo:hi][shape.checked])
+                stricts.append(shape.strict)
+                contains.append(shape.contain)
+                covers.append(shape.cover)
         # joined one array at a time, each freeing its parts (weibo: 9.5 M pairs, 0.3 GB)
-        pl, pr, strict, contain, cover = (
-            _drain(parts, dtype)
-            for parts, dtype in zip(
-                kept, (np.int64, np.int64, np.bool_, np.float64, np.float64), strict=True
-            )
+        pl, pr = _drain(lefts, np.int64), _drain(rights, np.int64)
+        shape = _Shapes(
+            np.arange(len(pl)),
+            _drain(stricts, np.bool_),
+            _drain(contains, np.float64),
+            _drain(covers, np.float64),
         )
-        shape = _Shapes(np.arange(len(pl)), strict, contain, cover)
         return pl, pr, shape, replace(stats, candidates=candidates)
 
     def _verify_possible(
