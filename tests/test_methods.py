@@ -686,15 +686,37 @@ _TOKEN_CASES = [
 )
 @settings(max_examples=80, deadline=None)
 def test_token_codes_equal_hashed_python_tokens(extra):
-    """The compiled tokenizer cuts and hashes tokens as the Python reference does."""
-    from neardup.copyrule import token_codes, tokenize
+    """The compiled tokenizer cuts, hashes and flags tokens as the Python reference does."""
+    from neardup.copyrule import token_codes, token_flags, tokenize
     from neardup.simhash import hash_features
 
     texts = _TOKEN_CASES + extra
-    codes, offsets = token_codes(texts)
+    codes, offsets, flags = token_codes(texts)
     for i, text in enumerate(texts):
-        expected = hash_features(tokenize(text))
-        assert codes[offsets[i] : offsets[i + 1]].tolist() == expected.tolist(), text
+        tokens = tokenize(text)
+        assert codes[offsets[i] : offsets[i + 1]].tolist() == hash_features(tokens).tolist(), text
+        assert flags[offsets[i] : offsets[i + 1]].tolist() == [token_flags(t) for t in tokens]
+
+
+def test_token_flags_read_numbers_with_their_neighbours():
+    """Golden flags: years, identifiers, date units and what makes the next number a date."""
+    from neardup._kernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
+    from neardup.copyrule import token_codes
+
+    _codes, _offsets, flags = token_codes(["第 2023 年 may 12345 x7 1899 twenty 二〇二四 月"])
+    dated = TOKEN_DIGIT | TOKEN_DATED
+    assert flags.tolist() == [
+        TOKEN_BEFORE_DATE,  # 第
+        dated,  # 2023
+        TOKEN_UNIT,  # 年
+        TOKEN_BEFORE_DATE,  # may
+        dated,  # 12345: an identifier
+        TOKEN_DIGIT,  # x7
+        TOKEN_DIGIT,  # 1899: not a year of the rule
+        TOKEN_DIGIT,  # twenty -> 20
+        dated,  # 二〇二四 -> 2024
+        TOKEN_UNIT,  # 月
+    ]
 
 
 @given(
@@ -737,6 +759,65 @@ def test_copy_rule_text_only_inserted_changes_no_value(tokens, inserts):
     rule = CopyRule()
     assert _value_changes(tokens, longer, rule) == (0, 0, False)
     assert _value_changes(longer, tokens, rule) == (0, 0, False)
+
+
+_FRAME = ["甲", "乙", "的", "第", "年", "次", "may", "3", "15", "x7", "2023", "123456"]
+_REPLACED = ["甲", "乙", "3", "15", "x7", "2023"]
+
+
+@given(
+    st.lists(st.sampled_from(_FRAME), min_size=1, max_size=24),
+    st.lists(st.tuples(st.integers(0, 23), st.sampled_from(_REPLACED)), min_size=1, max_size=2),
+    st.booleans(),
+)
+@settings(max_examples=400, deadline=None)
+def test_copy_rule_one_replaced_token_decides_as_the_alignment(tokens, changes, strict):
+    """The compiled test of pairs that differ in one replaced token (``one_replaced``) gives
+    the value changes, hard changes and verdicts of the full alignment in Python."""
+    from neardup.copyrule import CopyRule, _value_verdicts, token_codes
+
+    other = list(tokens)
+    for at, token in changes:
+        other[at % len(other)] = token
+    texts = [" ".join(tokens), " ".join(other)]
+    left, right = np.array([0, 1]), np.array([1, 0])
+    shaped = np.arange(2)
+    args = (texts, left, right, shaped, np.full(2, strict), CopyRule(), np.zeros(2, bool))
+    fast = _value_verdicts(*args, token_codes(texts))
+    full = _value_verdicts(*args)
+    for got, want in zip(fast, full, strict=True):
+        assert got.tolist() == want.tolist(), (texts, got, want)
+
+
+def test_copy_rule_one_replaced_token_takes_the_common_pairs():
+    """The compiled test takes the pairs it can decide: a counter changed at the end, a typo,
+    a changed year; and leaves pairs whose replaced token repeats beside it to the alignment."""
+    from neardup._kernels import one_replaced
+    from neardup.copyrule import _MAY_MOVE, token_codes
+
+    frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"
+    texts = [
+        f"{frame} 38",
+        f"{frame} 807",  # a counter at the end: handled, no value changed
+        frame.replace("电", "店"),  # a typo: handled
+        f"{frame} 2023 年",
+        f"{frame} 2024 年",  # a year: handled, hard
+        frame.replace("很 好", "好 好"),  # the new token repeats its neighbour: not handled
+        frame,
+        "我 们 一 起 去 看 了 电 影",  # 9 tokens: moved passages might be looked for
+        "我 们 一 起 去 看 了 电 视",
+        "去 看 电 影",  # too short for a moved passage
+        "去 看 电 视",
+    ]
+    handled, changed, hard = one_replaced(
+        *token_codes(texts),
+        np.array([0, 6, 3, 6, 7, 0, 9]),
+        np.array([1, 2, 4, 5, 8, 2, 10]),
+        *_MAY_MOVE,
+    )
+    assert handled.tolist() == [True, True, True, False, False, False, True]
+    assert changed.tolist() == [False, False, True, False, False, False, False]
+    assert hard.tolist() == [False, False, True, False, False, False, False]
 
 
 @given(st.lists(SHORT, min_size=1, max_size=9), st.lists(st.integers(1, 4), min_size=1))

@@ -154,33 +154,39 @@ def tokenize(text: str) -> list[str]:
 
 def token_codes(
     texts: Sequence[str], encoded: tuple[np.ndarray, np.ndarray] | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The tokens of each compared text (:func:`tokenize`) as 64-bit hashes (feature hashes of
-    the token strings), with offsets: a compiled tokenizer for CJK and ASCII text, this module's
-    Python one for texts holding other characters. ``encoded``: the texts' code points and
-    offsets, when the caller has them."""
+    the token strings), with offsets and each token's :func:`token_flags`: a compiled tokenizer
+    for CJK and ASCII text, this module's Python one for texts holding other characters.
+    ``encoded``: the texts' code points and offsets, when the caller has them."""
     from . import _kernels
-    from .normalize import encode_texts
+    from .normalize import encode_texts, splice_documents
     from .simhash import hash_features
 
-    words, values = _word_tables()
+    words, values, months = _word_tables()
     cps, cp_offsets = encoded if encoded is not None else encode_texts(texts)
-    codes, offsets, other = _kernels.alignment_tokens(cps, cp_offsets, words, values)
-    which = np.flatnonzero(other).tolist()
-    if not which:
-        return codes, offsets
-    slow = [tokenize(texts[i]) for i in which]
-    repl = hash_features([t for tokens in slow for t in tokens])
+    codes, offsets, flags, other = _kernels.alignment_tokens(cps, cp_offsets, words, values, months)
+    which = np.flatnonzero(other)
+    if not len(which):
+        return codes, offsets, flags
+    slow = [tokenize(texts[i]) for i in which.tolist()]
+    tokens = [t for found in slow for t in found]
     repl_off = np.zeros(len(slow) + 1, np.int64)
     np.cumsum([len(t) for t in slow], out=repl_off[1:])
-    return _kernels.splice_documents(codes, offsets, repl, repl_off, np.asarray(which, np.int64))
+    spliced, new_offsets = splice_documents(codes, offsets, hash_features(tokens), repl_off, which)
+    repl_flags = np.array([token_flags(t) for t in tokens], np.uint8)
+    return spliced, new_offsets, splice_documents(flags, offsets, repl_flags, repl_off, which)[0]
 
 
 @lru_cache(maxsize=1)
-def _word_tables() -> tuple[np.ndarray, np.ndarray]:
+def _word_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from .simhash import hash_features
 
-    return hash_features(list(_WORD_NUMBERS)), hash_features(list(_WORD_NUMBERS.values()))
+    return (
+        hash_features(list(_WORD_NUMBERS)),
+        hash_features(list(_WORD_NUMBERS.values())),
+        hash_features(sorted(_MONTHS)),
+    )
 
 
 @dataclass(frozen=True)
@@ -227,8 +233,24 @@ _MONTHS = frozenset(
 )
 
 
-def _is_date(number: str, before: str | None, after: str | None) -> bool:
-    return bool(_YEAR.match(number)) or after in _DATE_UNITS or before in _MONTHS or before == "第"
+def token_flags(token: str) -> int:
+    """What a token says about the numbers beside it (the ``TOKEN_*`` bits of
+    :mod:`neardup._kernels`, which the compiled tokenizer sets alike): it holds a digit; it is
+    a year (19xx, 20xx) or an identifier (a token of 5 or more characters with a digit); it is a
+    date or event unit (年, 月, 次, 届: the number before it is a date or an ordinal); it is a
+    month name or 第 (the number after it is a date or an ordinal)."""
+    from ._kernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
+
+    flags = 0
+    if _DIGIT.search(token):
+        flags |= TOKEN_DIGIT
+        if len(token) >= 5 or _YEAR.match(token):
+            flags |= TOKEN_DATED
+    if token in _DATE_UNITS:
+        flags |= TOKEN_UNIT
+    if token in _MONTHS or token == "第":
+        flags |= TOKEN_BEFORE_DATE
+    return flags
 
 
 def _numbers(tokens: Sequence[str]) -> frozenset[str]:
@@ -467,14 +489,21 @@ def _value_changes(
 
 
 def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str]:
-    """The years, dates, ordinals and identifiers (5 or more digits) in a gap; a number is
-    read with the tokens around it."""
+    """The years, dates, ordinals and identifiers (5 or more characters) in a gap; a number is
+    read with the tokens around it (:func:`token_flags`)."""
+    from ._kernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
+
     found = set()
     for k, t in enumerate(gap):
-        if _DIGIT.search(t):
+        flags = token_flags(t)
+        if flags & TOKEN_DIGIT:
             prev = gap[k - 1] if k else before
             nxt = gap[k + 1] if k + 1 < len(gap) else after
-            if len(t) >= 5 or _is_date(t, prev, nxt):
+            if (
+                flags & TOKEN_DATED
+                or (nxt is not None and token_flags(nxt) & TOKEN_UNIT)
+                or (prev is not None and token_flags(prev) & TOKEN_BEFORE_DATE)
+            ):
                 found.add(t)
     return found
 
@@ -568,7 +597,7 @@ def judge_pairs(
     gram_coverage: np.ndarray | None = None,
     workers: int = 1,
     prune: bool = True,
-    codes: tuple[np.ndarray, np.ndarray] | None = None,
+    codes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     bags: np.ndarray | None = None,
 ) -> Verdicts:
     """The verdict on each pair of compared texts ``(texts[left[k]], texts[right[k]])``.
@@ -580,7 +609,7 @@ def judge_pairs(
     alignment lengths come from one vectorised rapidfuzz call (on ``workers`` threads) for the
     pairs whose bags of tokens overlap enough (a compiled bound; with ``prune`` off every pair
     is aligned, so that the similarity of a rejected pair is exact too); only pairs whose shape
-    passes are aligned in full (in Python) to look for value changes. ``codes``: the
+    passes are tested for value changes (:func:`_value_verdicts`). ``codes``: the
     :func:`token_codes` of ``texts``, and ``bags`` the same sorted per text, when the caller
     keeps them.
     """
@@ -591,7 +620,8 @@ def judge_pairs(
         return Verdicts.empty()
     from ._kernels import sort_per_doc
 
-    codes, offsets = token_codes(texts) if codes is None else codes
+    tokens = token_codes(texts) if codes is None else codes
+    codes, offsets, _flags = tokens
     bags = sort_per_doc(codes, offsets) if bags is None else bags
     sizes = np.diff(offsets)
     la, lb = sizes[left].astype(np.float64), sizes[right].astype(np.float64)
@@ -614,7 +644,7 @@ def judge_pairs(
         | (contained & (containment >= np.where(strict, rule.short_containment, rule.containment)))
     ) & (short_len > 0)
     changes, hard, ok = _value_verdicts(
-        texts, left, right, np.flatnonzero(shape), strict, rule, matched >= short_len
+        texts, left, right, np.flatnonzero(shape), strict, rule, matched >= short_len, tokens
     )
     return Verdicts(
         np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
@@ -642,7 +672,8 @@ def substituted(
         return out
     from ._kernels import common_counts, sort_per_doc
 
-    codes, offsets = token_codes(texts)
+    tokens = token_codes(texts)
+    codes, offsets, _flags = tokens
     bags = sort_per_doc(codes, offsets)
     sizes = np.diff(offsets)
     long_len = np.maximum(sizes[left], sizes[right]).astype(np.float64)
@@ -656,7 +687,7 @@ def substituted(
     rows = rows[matched[rows] >= coverage * long_len[rows] - 1e-9]
     lenient = np.zeros(len(left), np.bool_)  # max_value_changes numbers allowed, as for copies
     within = matched >= np.minimum(sizes[left], sizes[right])
-    _changes, _hard, ok = _value_verdicts(texts, left, right, rows, lenient, rule, within)
+    _changes, _hard, ok = _value_verdicts(texts, left, right, rows, lenient, rule, within, tokens)
     out[rows] = ~ok[rows]
     return out
 
@@ -718,29 +749,61 @@ def _value_verdicts(
     strict: np.ndarray,
     rule: CopyRule,
     within: np.ndarray,
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Value changes, hard changes and the verdict of the pairs ``shaped`` (whose shape passed),
     each aligned in full, in canonical order, to look for substituted values.
 
-    ``within``: the pairs whose shorter token sequence is a subsequence of the longer (their
-    alignment matched every token of it). Such a pair differs only by inserted text: no gap
-    has tokens on both sides, and neither text holds a number the other lacks, so no value
-    can have changed and the pair needs no alignment in Python."""
+    Two kinds of pair need no alignment in Python:
+
+    - ``within``: the shorter token sequence is a subsequence of the longer (its alignment
+      matched every token of it). Such a pair differs only by inserted text: no gap has tokens
+      on both sides, and neither text holds a number the other lacks, so no value can have
+      changed.
+    - given the texts' :func:`token_codes` as ``tokens``, pairs that differ in one replaced
+      token (a counter at the end of a repost, a typo): decided by a compiled test
+      (:func:`neardup._kernels.one_replaced`) that gives the outcome of the alignment.
+
+    Property tests check both against the full alignment."""
     n = len(left)
     changes = np.zeros(n, np.int64)
     hard = np.zeros(n, np.bool_)
     ok = np.zeros(n, np.bool_)
     ok[shaped[within[shaped]]] = True
-    tokens: dict[int, tuple[list[str], frozenset[str]]] = {}
-    for k in shaped[~within[shaped]].tolist():
+    rest = shaped[~within[shaped]]
+    if tokens is not None and len(rest):
+        from ._kernels import one_replaced
+
+        handled, changed, dated = one_replaced(*tokens, left[rest], right[rest], *_MAY_MOVE)
+        done = rest[handled]
+        changes[done] = changed[handled]
+        hard[done] = dated[handled]
+        allowed = np.where(strict[done], 0, rule.max_value_changes)
+        ok[done] = ~hard[done] & (changes[done] <= allowed)
+        rest = rest[~handled]
+    found: dict[int, tuple[list[str], frozenset[str]]] = {}
+    for k in rest.tolist():
         for i in (left[k], right[k]):
-            if i not in tokens:
-                found = tokenize(texts[i])
-                tokens[i] = found, _numbers(found)
-        i, j = _canonical(left[k], right[k], texts, tokens)
-        (ta, na), (tb, nb) = tokens[i], tokens[j]
+            if i not in found:
+                words = tokenize(texts[i])
+                found[i] = words, _numbers(words)
+        i, j = _canonical(left[k], right[k], texts, found)
+        (ta, na), (tb, nb) = found[i], found[j]
         numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb))
         changes[k] = numbers + names
         allowed = 0 if strict[k] else rule.max_value_changes
         ok[k] = not hard[k] and names == 0 and numbers <= allowed
     return changes, hard, ok
+
+
+def _may_move() -> tuple[int, int]:
+    """The token counts ``[lo, hi)`` at which :func:`_in_order` may move passages of a pair that
+    differs in one replaced token: from ``MOVE_MIN`` until its Indel distance, 2, falls below
+    ``2 * MOVE_GAIN`` of the text."""
+    n = MOVE_MIN
+    while 2 * MOVE_GAIN * n <= 2:
+        n += 1
+    return MOVE_MIN, n
+
+
+_MAY_MOVE = _may_move()

@@ -111,7 +111,7 @@ def normalize_encoded(
     if config.remove_punctuation or config.cjk_only:  # the default result, then filtered
         base = replace(config, remove_punctuation=False, cjk_only=False)
         return encode_texts(_filter_many(decode_texts(*normalize_encoded(texts, base)), config))
-    from ._kernels import normalize_codepoints, splice_documents
+    from ._kernels import normalize_codepoints
     from ._normtable import norm_table
 
     cps, offsets = encode_texts(texts)
@@ -122,6 +122,28 @@ def normalize_encoded(
     slow = normalize_many([texts[i] for i in which.tolist()], config, fast=False)
     repl, repl_off = encode_texts(slow)
     return splice_documents(out, out_off, repl, repl_off, which)
+
+
+def splice_documents(
+    base: np.ndarray,
+    base_off: np.ndarray,
+    repl: np.ndarray,
+    repl_off: np.ndarray,
+    which: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The flat documents ``(base, base_off)`` with documents ``which`` (increasing) replaced by
+    the flat documents ``(repl, repl_off)``, one each: where the exact Python path redid what
+    a compiled one could not. One gather, no loop per document."""
+    which = np.asarray(which, np.int64)
+    lengths = np.diff(base_off)
+    lengths[which] = np.diff(repl_off)
+    offsets = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    starts = np.asarray(base_off[:-1], np.int64).copy()  # in concat(base, repl)
+    starts[which] = len(base) + np.asarray(repl_off[:-1], np.int64)
+    source = np.concatenate([base, repl.astype(base.dtype, copy=False)])
+    gather = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
+    return source[gather], offsets
 
 
 def normalize_many(

@@ -256,7 +256,7 @@ class _Tokens:
 
     position: np.ndarray  # each document of the batch: its row here, or -1
     texts: list[str]
-    codes: tuple[np.ndarray, np.ndarray]
+    codes: tuple[np.ndarray, np.ndarray, np.ndarray]  # hashes, offsets, flags (token_codes)
     bags: np.ndarray
 
 
@@ -447,16 +447,17 @@ class AutoMethod:
         state of a batch)."""
         texts = [both.compared[k] for k in documents.tolist()]
 
-        def part(lo: int, hi: int) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+        def part(lo: int, hi: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
             codes = token_codes(texts[lo:hi])
-            return codes, _kernels.sort_per_doc(*codes)
+            return codes, _kernels.sort_per_doc(*codes[:2])
 
         parts = map_ranges(part, len(texts), size=DOCS_CHUNK, workers=workers)
-        codes = _concat_sets([c for c, _ in parts])
+        codes = _concat_sets([c[:2] for c, _ in parts])
+        flags = _concat([c[2] for c, _ in parts], np.uint8)
         bags = _concat([b for _, b in parts], np.uint64)
         position = np.full(len(both), -1, np.int64)
         position[documents] = np.arange(len(documents))
-        return _Tokens(position, texts, codes, bags)
+        return _Tokens(position, texts, (*codes, flags), bags)
 
     def _verdicts(
         self,
