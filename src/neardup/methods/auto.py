@@ -649,7 +649,8 @@ class AutoMethod:
         used[left] = True
         used[right] = True
         tokens = self._tokens(prepared, np.flatnonzero(used), workers=self.workers)
-        inner = 1 if self.workers > 1 else None  # the chunks share the cores
+        # several chunks share the cores; one chunk alone aligns its pairs on all of them
+        inner = 1 if self.workers > 1 and len(left) > VERIFY_CHUNK else None
 
         def verdicts(lo: int, hi: int) -> Verdicts:
             return self._verdicts(
