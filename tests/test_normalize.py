@@ -1,5 +1,6 @@
 import unicodedata
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -119,3 +120,27 @@ def test_cached_table_is_keyed_on_its_builder(tmp_path, monkeypatch):
     digest = hashlib.sha256(Path(_normtable.__file__).read_bytes())
     digest.update(_INVISIBLE.pattern.encode())
     assert name == f"normtable-{digest.hexdigest()[:12]}-unicode{unicodedata.unidata_version}.npy"
+
+
+@given(
+    st.lists(st.lists(st.integers(0, 99), max_size=4), min_size=1, max_size=8),
+    st.data(),
+)
+@settings(max_examples=100, deadline=None)
+def test_splice_documents_replaces_exactly_the_given_documents(docs, data):
+    """Against building the documents one by one: the replaced ones hold their replacement,
+    every other one is unchanged, and the dtype is the base's."""
+    from neardup.normalize import splice_documents
+
+    which = sorted(data.draw(st.sets(st.integers(0, len(docs) - 1))))
+    repl_docs = [data.draw(st.lists(st.integers(100, 199), max_size=4)) for _ in which]
+    flat = lambda parts: np.array([x for p in parts for x in p], np.uint32)  # noqa: E731
+    offsets = lambda parts: np.cumsum([0] + [len(p) for p in parts])  # noqa: E731
+    out, out_off = splice_documents(
+        flat(docs), offsets(docs), flat(repl_docs), offsets(repl_docs), np.array(which, np.int64)
+    )
+    expected = list(docs)
+    for j, d in enumerate(which):
+        expected[d] = repl_docs[j]
+    assert [out[out_off[d] : out_off[d + 1]].tolist() for d in range(len(docs))] == expected
+    assert out.dtype == np.uint32
