@@ -761,6 +761,18 @@ def test_copy_rule_text_only_inserted_changes_no_value(tokens, inserts):
     assert _value_changes(longer, tokens, rule) == (0, 0, False)
 
 
+def test_copy_rule_shared_number_in_an_inserted_passage_is_no_changed_number():
+    """Found by the property test above: a text with only inserted text (a year among it) was
+    judged a changed year, because its shared 3 sat in a long inserted region of the other text
+    and was left out of that text's numbers alone."""
+    from neardup.copyrule import CopyRule, _value_changes
+
+    short = ["甲"] * 10 + ["3", "甲"]
+    longer = ["2024", *"甲甲甲甲甲丁丁丁丁甲甲丁甲甲丁甲", "3", "丁", "甲"]
+    assert _value_changes(short, longer, CopyRule()) == (0, 0, False)
+    assert _value_changes(longer, short, CopyRule()) == (0, 0, False)
+
+
 _FRAME = ["甲", "乙", "的", "第", "年", "次", "may", "3", "15", "x7", "2023", "123456"]
 _REPLACED = ["甲", "乙", "3", "15", "x7", "2023"]
 

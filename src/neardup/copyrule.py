@@ -44,7 +44,7 @@ import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-8"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names
+RULE_VERSION = "neardup-copy-9"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -258,11 +258,18 @@ def _numbers(tokens: Sequence[str]) -> frozenset[str]:
     return frozenset(t for t in tokens if not t.isalpha() and _DIGIT.search(t))
 
 
-def _numbers_differ(na: frozenset[str], nb: frozenset[str]) -> bool:
+def _numbers_differ(
+    na: frozenset[str],
+    nb: frozenset[str],
+    passage_a: frozenset[str] | set[str] = frozenset(),
+    passage_b: frozenset[str] | set[str] = frozenset(),
+) -> bool:
     """Both texts hold numbers (``_numbers``) the other lacks, and one of them is a year or
     there are two: another event from the same template (a copy only loses numbers by
-    truncation, or with a passage it inserted or deleted, whose numbers the caller leaves out)."""
-    only_a, only_b = na - nb, nb - na
+    truncation, or with a passage it inserted or deleted, whose numbers, ``passage_a`` and
+    ``passage_b``, do not count). A number both texts hold is never one the other lacks, also
+    when a passage of one holds it."""
+    only_a, only_b = na - nb - passage_a, nb - na - passage_b
     if not only_a or not only_b:
         return False
     years = any(_YEAR.match(t) for t in (*only_a, *only_b))
@@ -485,7 +492,7 @@ def _value_changes(
         else:
             passage_b |= _numbers(gap_b)
     hard = hard or bool(moved_a - nb and moved_b - na)
-    return changes, names, hard or _numbers_differ(na - passage_a, nb - passage_b)
+    return changes, names, hard or _numbers_differ(na, nb, passage_a, passage_b)
 
 
 def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str]:
@@ -597,7 +604,7 @@ def judge_pairs(
     gram_coverage: np.ndarray | None = None,
     workers: int = 1,
     prune: bool = True,
-    codes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     bags: np.ndarray | None = None,
 ) -> Verdicts:
     """The verdict on each pair of compared texts ``(texts[left[k]], texts[right[k]])``.
@@ -609,9 +616,9 @@ def judge_pairs(
     alignment lengths come from one vectorised rapidfuzz call (on ``workers`` threads) for the
     pairs whose bags of tokens overlap enough (a compiled bound; with ``prune`` off every pair
     is aligned, so that the similarity of a rejected pair is exact too); only pairs whose shape
-    passes are tested for value changes (:func:`_value_verdicts`). ``codes``: the
-    :func:`token_codes` of ``texts``, and ``bags`` the same sorted per text, when the caller
-    keeps them.
+    passes are tested for value changes (:func:`_value_verdicts`). ``tokens``: the
+    :func:`token_codes` of ``texts``, and ``bags`` their hashes sorted per text, when the
+    caller keeps them.
     """
     left = np.asarray(left, np.int64)
     right = np.asarray(right, np.int64)
@@ -620,7 +627,7 @@ def judge_pairs(
         return Verdicts.empty()
     from ._kernels import sort_per_doc
 
-    tokens = token_codes(texts) if codes is None else codes
+    tokens = token_codes(texts) if tokens is None else tokens
     codes, offsets, _flags = tokens
     bags = sort_per_doc(codes, offsets) if bags is None else bags
     sizes = np.diff(offsets)
@@ -751,8 +758,9 @@ def _value_verdicts(
     within: np.ndarray,
     tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Value changes, hard changes and the verdict of the pairs ``shaped`` (whose shape passed),
-    each aligned in full, in canonical order, to look for substituted values.
+    """Value changes, hard changes and the verdict of the pairs ``shaped`` (whose shape passed):
+    each aligned in full, in canonical order, to look for substituted values, unless it is one
+    of two kinds whose outcome is known without the alignment.
 
     Two kinds of pair need no alignment in Python:
 

@@ -481,7 +481,7 @@ class AutoMethod:
             gram_coverage=shape.cover,
             workers=self.workers if workers is None else workers,
             prune=prune,
-            codes=tokens.codes,
+            tokens=tokens.codes,
             bags=tokens.bags,
         )
         if cfg.match == "text":
