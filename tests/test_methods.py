@@ -45,6 +45,21 @@ def test_similarity_pairs_equal_definitions(texts, measure, n):
         assert s == pytest.approx(want, abs=1e-6)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.lists(SHORT, min_size=2, max_size=8), st.integers(1, 4), st.floats(0.0, 1.0))
+def test_jaccard_at_least_is_exact_wherever_it_reaches_the_floor(texts, n, floor):
+    """The same float32 as the full measure at or above ``floor``; -1 only below it."""
+    from neardup.verify import jaccard_at_least, ngram_sets
+
+    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)))
+    left, right = pairs[:, 0].copy(), pairs[:, 1].copy()
+    full = similarity_pairs(texts, left, right, ngram=n)
+    got = jaccard_at_least(ngram_sets(texts, n), left, right, floor)
+    for (a, b), g, f in zip(pairs.tolist(), got.tolist(), full.tolist(), strict=True):
+        exact = jaccard(texts[a], texts[b], n)
+        assert (g == f) if exact >= floor else (g == -1 or g == f), (a, b, exact, floor, g)
+
+
 def test_similarity_empty_conventions():
     assert similarity("", "") == 1.0 and similarity("", "x") == 0.0
     with pytest.raises(ConfigError, match="measure='cosine'"):

@@ -41,6 +41,47 @@ def test_auto_finds_the_same_pairs_on_any_number_of_threads(monkeypatch):
         assert set(method.timings) == {"compare", "sketch", "candidates", "verify"}
 
 
+def test_ngram_measures_only_what_can_pass_or_be_a_near_miss(monkeypatch):
+    """The oracle measures every candidate pair exactly and offers the rejected ones chunk by
+    chunk; skipping the pairs below the near misses held must change nothing, on any number of
+    threads."""
+    from neardup.index.ngram import candidate_pairs
+    from neardup.methods import ngram
+    from neardup.nearmiss import NearMisses
+    from neardup.verify import similarity_pairs
+
+    texts = corpus()
+    monkeypatch.setattr(ngram, "VERIFY_CHUNK", 250)
+    method = create("ngram")
+    norm = method.normalized(texts)
+    first = sorted({t: i for i, t in reversed(list(enumerate(norm)))}.values())
+    reps = np.array(first)
+    rep_texts = [norm[i] for i in first]
+    left, right, _ = candidate_pairs(rep_texts, key_length=4, max_posting=2000)
+    assert len(left) > 8 * 250
+    sim = similarity_pairs(rep_texts, left, right)
+    want = NearMisses()
+    for lo, hi in chunk_ranges(len(left), 250):
+        no = sim[lo:hi] < method.threshold
+        want.offer(
+            reps[left[lo:hi][no]],
+            reps[right[lo:hi][no]],
+            sim[lo:hi][no],
+            threshold=0.5,
+            route="jaccard",
+        )
+    keep = sim >= method.threshold
+    for workers in (1, 3):
+        method.workers = workers
+        got = method.find_pairs(texts)
+        tail = slice(len(got) - int(keep.sum()), None)  # after the exact copies' pairs
+        assert np.array_equal(got.left[tail], reps[left[keep]])
+        assert np.array_equal(got.right[tail], reps[right[keep]])
+        assert np.array_equal(got.similarity[tail], sim[keep])
+        assert method.near_misses.to_list() == want.to_list()
+        assert want.floor() > 0.3  # the floor was raised: pairs were skipped
+
+
 def test_dedup_workers_write_identical_outputs(tmp_path):
     outs = []
     for workers in ("1", "2"):

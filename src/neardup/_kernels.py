@@ -518,8 +518,10 @@ def _intersection(a, alo, ahi, b, blo, bhi):
 
 
 @numba.njit(cache=True, nogil=True)
-def jaccard_pairs(values, offsets, left, right):
-    """Jaccard similarity of sorted unique sets ``left[i]`` and ``right[i]`` (two empty sets: 1)."""
+def jaccard_at_least(values, offsets, left, right, floor):
+    """Jaccard of sorted unique sets ``left[p]`` and ``right[p]`` (two empty sets: 1) where it
+    reaches ``floor``, -1 where it certainly does not: Jaccard >= f needs ``f (|A| + |B|) /
+    (1 + f)`` common values, and the merge stops once they are out of reach (floor 0: exact)."""
     out = np.empty(left.shape[0], np.float32)
     for p in range(left.shape[0]):
         a = left[p]
@@ -529,10 +531,11 @@ def jaccard_pairs(values, offsets, left, right):
         if na == 0 and nb == 0:
             out[p] = 1.0
             continue
-        common = _intersection(
-            values, offsets[a], offsets[a + 1], values, offsets[b], offsets[b + 1]
+        need = int(np.ceil(floor * (na + nb) / (1.0 + floor) - 1e-9))
+        common = _intersection_at_least(
+            values, offsets[a], offsets[a + 1], values, offsets[b], offsets[b + 1], need
         )
-        out[p] = common / (na + nb - common)
+        out[p] = -1.0 if common < 0 else common / (na + nb - common)
     return out
 
 

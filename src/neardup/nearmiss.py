@@ -59,6 +59,15 @@ class NearMisses:
         self.rows.sort(key=lambda r: (-r["score"], r["left"], r["right"]))
         del self.rows[self.limit :]
 
+    def floor(self) -> float:
+        """The score a rejected pair needs to enter (0 until ``limit`` rows are held, infinite
+        when none are kept): a caller may skip measuring pairs certainly below it."""
+        if self.limit <= 0:
+            return float("inf")
+        if len(self.rows) < self.limit:
+            return 0.0
+        return float(self.rows[-1]["score"]) - 1e-6  # scores are kept rounded to 6 places
+
     def remap(self, positions: np.ndarray) -> NearMisses:
         """The same rows with positions translated (a sub-batch's index -> the full batch's)."""
         pos = np.asarray(positions, np.int64)

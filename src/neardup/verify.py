@@ -68,7 +68,24 @@ def similarity_pairs(
     if measure == "edit":
         return edit_similarity_pairs(texts, left, right)
     values, offsets = sets if sets is not None else ngram_sets(texts, ngram)
-    return _kernels.jaccard_pairs(values, offsets, left, right)
+    return _kernels.jaccard_at_least(values, offsets, left, right, 0.0)
+
+
+def jaccard_at_least(
+    sets: tuple[np.ndarray, np.ndarray], left: np.ndarray, right: np.ndarray, floor: float
+) -> np.ndarray:
+    """Jaccard of each pair of :func:`ngram_sets` rows, exact wherever it reaches ``floor``
+    (the same float32 value as :func:`similarity_pairs`), and -1 where it certainly does not.
+
+    Jaccard ``>= f`` means ``common >= f (|A| + |B|) / (1 + f)``; the compiled merge stops as
+    soon as that many common values are out of reach, which is most of the work on pairs that
+    share one key and little else. ``floor`` is lowered by 1e-6 so that rounding never loses a
+    pair at the bound.
+    """
+    values, offsets = sets
+    left = np.ascontiguousarray(left, np.int64)
+    right = np.ascontiguousarray(right, np.int64)
+    return _kernels.jaccard_at_least(values, offsets, left, right, max(float(floor) - 1e-6, 0.0))
 
 
 def similarity(a: str, b: str, *, measure: str = "jaccard", ngram: int = 3) -> float:

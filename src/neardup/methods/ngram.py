@@ -21,8 +21,9 @@ from ..markup import strip_markup
 from ..nearmiss import NearMisses
 from ..normalize import normalize_many
 from ..pairs import PairSet
+from ..parallel import chunk_ranges, map_ranges
 from ..variants import fold_traditional
-from ..verify import MEASURES, ngram_sets, similarity_pairs
+from ..verify import MEASURES, jaccard_at_least, ngram_sets, similarity_pairs
 from .base import exact_copy_pairs, identical_groups
 
 VERIFY_CHUNK = 2_000_000  # candidate pairs measured per call (bounded memory)
@@ -86,6 +87,7 @@ class NgramMethod:
         self.config = config or NgramConfig()
         self.stats: dict[str, int] = {}
         self.near_misses = NearMisses()  # the last batch's closest rejected candidates
+        self.workers = 1  # threads (results do not depend on it; see neardup.parallel)
 
     @property
     def measure(self) -> str:
@@ -127,20 +129,7 @@ class NgramMethod:
         candidates = 0
         for left, right in chunks:  # bounded memory: a chunk's candidates at a time
             candidates += len(left)
-            for lo in range(0, len(left), VERIFY_CHUNK):
-                part_l, part_r = left[lo : lo + VERIFY_CHUNK], right[lo : lo + VERIFY_CHUNK]
-                sim = similarity_pairs(
-                    rep_texts, part_l, part_r, measure=cfg.measure, ngram=cfg.ngram, sets=sets
-                )
-                keep = sim >= cfg.threshold
-                self.near_misses.offer(
-                    reps[part_l[~keep]],
-                    reps[part_r[~keep]],
-                    sim[~keep],
-                    threshold=cfg.threshold,
-                    route=cfg.measure,
-                )
-                found.append((part_l[keep], part_r[keep], sim[keep]))
+            found.extend(self._verify(rep_texts, sets, reps, left, right))
         left = np.concatenate([f[0] for f in found]) if found else np.empty(0, np.int64)
         right = np.concatenate([f[1] for f in found]) if found else np.empty(0, np.int64)
         sim = np.concatenate([f[2] for f in found]) if found else np.empty(0, np.float32)
@@ -148,6 +137,46 @@ class NgramMethod:
         self.stats = self._stats(len(norm), len(copies), stats, len(left))
         verified = PairSet.build(reps[left], reps[right], method="ngram", similarity=sim)
         return PairSet.concat([exact_copy_pairs(first, group, copies), verified])
+
+    def _verify(
+        self,
+        texts: list[str],
+        sets: tuple[np.ndarray, np.ndarray] | None,
+        reps: np.ndarray,
+        left: np.ndarray,
+        right: np.ndarray,
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The candidate pairs ``(left, right)`` that reach the threshold, with their similarity,
+        ``VERIFY_CHUNK`` pairs at a time on ``workers`` threads; rejected pairs go to the near
+        misses in chunk order. Jaccard is measured exactly only where it can reach the threshold
+        or the lowest near miss held so far (below both, a pair can be neither)."""
+        cfg = self.config
+        out = []
+        span = VERIFY_CHUNK * self.workers  # one chunk per thread, then the floor is raised
+        for start in range(0, len(left), span):
+            floor = min(cfg.threshold, self.near_misses.floor())
+
+            def measure(lo: int, hi: int, start=start, floor=floor) -> np.ndarray:
+                part_l, part_r = left[start + lo : start + hi], right[start + lo : start + hi]
+                if sets is None:
+                    return similarity_pairs(texts, part_l, part_r, measure=cfg.measure)
+                return jaccard_at_least(sets, part_l, part_r, floor)
+
+            n = min(span, len(left) - start)
+            sims = map_ranges(measure, n, size=VERIFY_CHUNK, workers=self.workers)
+            for (lo, hi), sim in zip(chunk_ranges(n, VERIFY_CHUNK), sims, strict=True):
+                part_l, part_r = left[start + lo : start + hi], right[start + lo : start + hi]
+                keep = sim >= cfg.threshold
+                near = ~keep & (sim >= 0)  # -1: certainly below every near miss held
+                self.near_misses.offer(
+                    reps[part_l[near]],
+                    reps[part_r[near]],
+                    sim[near],
+                    threshold=cfg.threshold,
+                    route=cfg.measure,
+                )
+                out.append((part_l[keep], part_r[keep], sim[keep]))
+        return out
 
     @staticmethod
     def _stats(n: int, copies: int, s: CandidateStats, verified: int) -> dict[str, int]:
