@@ -9,6 +9,7 @@ import pytest
 
 from neardup.cli import main
 from neardup.errors import ConfigError
+from neardup.index import ngram as ngram_index
 from neardup.methods import auto, create
 from neardup.parallel import chunk_ranges, map_ranges, resolve_workers
 from test_replay import SAMPLE, corpus
@@ -25,11 +26,15 @@ def test_auto_finds_the_same_pairs_on_any_number_of_threads(monkeypatch):
     """The oracle is one thread over one chunk; small chunks on 1 and 3 threads must give the
     same pairs, similarities, common-gram table, statistics and near misses."""
     texts = corpus()
-    monkeypatch.setattr(auto, "DOCS_CHUNK", 10**9)
-    monkeypatch.setattr(auto, "VERIFY_CHUNK", 10**9)
+    for name in ("DOCS_CHUNK", "VERIFY_CHUNK", "POSSIBLE_CHUNK", "COMPARE_CHUNK"):
+        monkeypatch.setattr(auto, name, 10**9)
     want_method, want = run_auto(texts, 1)
+    assert len(want_method.near_misses.rows) == want_method.near_misses.limit
     monkeypatch.setattr(auto, "DOCS_CHUNK", 97)  # many chunks, uneven sizes
     monkeypatch.setattr(auto, "VERIFY_CHUNK", 300)
+    monkeypatch.setattr(auto, "POSSIBLE_CHUNK", 200)  # verified in groups as they come
+    monkeypatch.setattr(auto, "COMPARE_CHUNK", 101)
+    monkeypatch.setattr(ngram_index, "CHUNK_DOCS", 89)
     assert want_method.stats["candidates"] > 5 * 300
     for workers in (1, 3):
         method, got = run_auto(texts, workers)

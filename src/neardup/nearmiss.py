@@ -37,14 +37,17 @@ class NearMisses:
     ) -> None:
         """Consider rejected pairs ``(left[k], right[k])`` with their ``score`` (higher is
         closer); ``reason(k)``, when given, says what failed (asked only of the pairs kept)."""
-        score = np.asarray(score, np.float64)
+        score = np.round(np.asarray(score, np.float64), 6)  # as the rows keep it
         if not len(score) or self.limit <= 0:
             return
         near = np.arange(len(score))
-        if len(score) > self.limit:  # the top ``limit`` and their ties, in input order
+        if len(score) > self.limit:  # the top ``limit`` and their ties
             bound = np.partition(-score, self.limit - 1)[self.limit - 1]
             near = np.flatnonzero(-score <= bound)
-        take = near[np.argsort(-score[near], kind="stable")][: self.limit]
+        # ties by position, as the rows are sorted: the rows held do not depend on how the
+        # rejected pairs were split into offers
+        order = np.lexsort((np.asarray(right)[near], np.asarray(left)[near], -score[near]))
+        take = near[order][: self.limit]
         for k in take.tolist():
             self.rows.append(
                 {

@@ -40,7 +40,7 @@ from .. import _kernels
 from ..config import NormalizeConfig
 from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, token_codes
 from ..errors import ConfigError, InputError
-from ..index.ngram import CandidateStats, candidate_chunks
+from ..index.ngram import candidate_chunks
 from ..markup import strip_markup
 from ..nearmiss import NearMisses
 from ..normalize import (
@@ -58,6 +58,8 @@ from .base import exact_copy_pairs, identical_groups
 MATCH_KINDS = ("copy", "text")
 VERIFY_CHUNK = 250_000  # candidate pairs per verification chunk (memory; threads share chunks)
 DOCS_CHUNK = 2_048  # texts per chunk when preparing them (threads share chunks)
+COMPARE_CHUNK = 65_536  # texts made comparable at a time (bounds the encoded arrays)
+POSSIBLE_CHUNK = 4_000_000  # pairs that can pass held before they are verified (memory)
 SAMPLE_RATE = 8  # a consistent 1-in-8 sample of rare grams rules out most candidates early
 TABLE_VERSION = "neardup-common-grams-1"
 
@@ -310,8 +312,17 @@ class AutoMethod:
     def compared(self, texts: Sequence[str]) -> list[str]:
         """The texts as they are compared: normalised, markup stripped, variants folded,
         punctuation removed (compiled table lookups around one regular-expression pass over the
-        texts that can hold markup). One thread: most of this step holds the interpreter lock
-        (the markup regular expression, str slicing), so threads made it slower (measured)."""
+        texts that can hold markup), ``COMPARE_CHUNK`` texts at a time. One thread: most of this
+        step holds the interpreter lock (the markup regular expression, str slicing), so threads
+        made it slower (measured)."""
+        if len(texts) > COMPARE_CHUNK:  # the encoded arrays of a chunk at a time
+            out: list[str] = []
+            for lo, hi in chunk_ranges(len(texts), COMPARE_CHUNK):
+                out.extend(self._compared(texts[lo:hi]))
+            return out
+        return self._compared(texts)
+
+    def _compared(self, texts: Sequence[str]) -> list[str]:
         cfg = self.config
         base = replace(cfg.normalize, remove_punctuation=False)
         if base.cjk_only or not base.casefold:  # options outside the compiled path
@@ -568,18 +579,24 @@ class AutoMethod:
         reps = np.sort(first)
         prepared = self.prepare([compared[i] for i in reps.tolist()], fit=True)
         clock.lap("sketch")
-        left, right, shape, cstats = self._possible_pairs(prepared)
-        clock.lap("candidates")
-        sim = np.zeros(len(left), np.float32)
-        ok = np.zeros(len(left), np.bool_)
+        _stats, chunks = candidate_chunks(*prepared.sketch)
+        held = _Held()
         misses = NearMisses()
-        for (lo, hi), verdicts in self._verify_possible(prepared, left, right, shape):
-            sim[lo:hi] = verdicts.similarity
-            ok[lo:hi] = verdicts.copy
-            self._offer_near_misses(
-                misses, reps[left[lo:hi]], reps[right[lo:hi]], verdicts, shape.strict[lo:hi]
-            )
+        kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        candidates = 0
+        for left, right in chunks:  # a chunk of documents' candidates at a time
+            candidates += len(left)
+            for part in self._possible_pairs(prepared, left, right):
+                held.add(*part)
+            clock.lap("candidates")
+            if held.size >= POSSIBLE_CHUNK:  # verified in groups: bounded memory
+                kept.append(self._verify_held(prepared, *held.take(), reps, misses))
+                clock.lap("verify")
+        kept.append(self._verify_held(prepared, *held.take(), reps, misses))
         clock.lap("verify")
+        left = _concat([k[0] for k in kept], np.int64)
+        right = _concat([k[1] for k in kept], np.int64)
+        sim = _concat([k[2] for k in kept], np.float32)
         self.near_misses = misses
         self.timings = clock.laps
         self.stats = {
@@ -587,10 +604,10 @@ class AutoMethod:
             "exact_copies": len(copies),
             "common_grams": len(self.tables.values) if self.tables is not None else 0,
             "common_min_df": int(self.tables.min_df) if self.tables is not None else 0,
-            "candidates": int(cstats.candidates),
-            "verified_pairs": int(ok.sum()),
+            "candidates": candidates,
+            "verified_pairs": len(left),
         }
-        verified = PairSet.build(reps[left[ok]], reps[right[ok]], method="auto", similarity=sim[ok])
+        verified = PairSet.build(reps[left], reps[right], method="auto", similarity=sim)
         found = PairSet.concat([exact_copy_pairs(first, group, copies), verified])
         if self.config.partial:
             self.related_pairs = self._partial_pairs(texts, found)
@@ -600,44 +617,43 @@ class AutoMethod:
         return found
 
     def _possible_pairs(
-        self, prepared: Prepared
-    ) -> tuple[np.ndarray, np.ndarray, _Shapes, CandidateStats]:
-        """The candidate pairs (sharing a sketch key) whose shape can pass, with their shapes
-        (``checked`` = all of them). Candidates are made a chunk of documents at a time and
-        measured in chunks of ``VERIFY_CHUNK`` pairs on ``workers`` threads, so that only the
-        pairs that can pass are held (weibo_ced_zh: 9.5 of 23.4 million candidates)."""
-        stats, chunks = candidate_chunks(*prepared.sketch)
-        lefts: list[np.ndarray] = []
-        rights: list[np.ndarray] = []
-        stricts: list[np.ndarray] = []
-        contains: list[np.ndarray] = []
-        covers: list[np.ndarray] = []
-        candidates = 0
-        for left, right in chunks:
-            candidates += len(left)
-            shapes = map_ranges(
-                lambda lo, hi, left=left, right=right: self._shapes(
-                    prepared, left[lo:hi], right[lo:hi]
-                ),
-                len(left),
-                size=VERIFY_CHUNK,
-                workers=self.workers,
-            )
-            for (lo, hi), shape in zip(chunk_ranges(len(left), VERIFY_CHUNK), shapes, strict=True):
-                lefts.append(left[lo:hi][shape.checked])
-                rights.append(right[lo:hi][shape.checked])
-                stricts.append(shape.strict)
-                contains.append(shape.contain)
-                covers.append(shape.cover)
-        # joined one array at a time, each freeing its parts (weibo: 9.5 M pairs, 0.3 GB)
-        pl, pr = _drain(lefts, np.int64), _drain(rights, np.int64)
-        shape = _Shapes(
-            np.arange(len(pl)),
-            _drain(stricts, np.bool_),
-            _drain(contains, np.float64),
-            _drain(covers, np.float64),
+        self, prepared: Prepared, left: np.ndarray, right: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray, _Shapes]]:
+        """The candidate pairs ``(left, right)`` (sharing a sketch key) with their shapes,
+        ``VERIFY_CHUNK`` pairs at a time on ``workers`` threads; each shape's ``checked`` says
+        which can pass (weibo_ced_zh: 9.5 of 23.4 million candidates)."""
+        shapes = map_ranges(
+            lambda lo, hi: self._shapes(prepared, left[lo:hi], right[lo:hi]),
+            len(left),
+            size=VERIFY_CHUNK,
+            workers=self.workers,
         )
-        return pl, pr, shape, replace(stats, candidates=candidates)
+        ranges = chunk_ranges(len(left), VERIFY_CHUNK)
+        return [(left[lo:hi], right[lo:hi], s) for (lo, hi), s in zip(ranges, shapes, strict=True)]
+
+    def _verify_held(
+        self,
+        prepared: Prepared,
+        left: np.ndarray,
+        right: np.ndarray,
+        shape: _Shapes,
+        reps: np.ndarray,
+        misses: NearMisses,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The copies among pairs that can pass, with their similarity; the rejected ones are
+        offered to ``misses`` (positions translated by ``reps``)."""
+        out = []
+        for (lo, hi), verdicts in self._verify_possible(prepared, left, right, shape):
+            ok = verdicts.copy
+            out.append((left[lo:hi][ok], right[lo:hi][ok], verdicts.similarity[ok]))
+            self._offer_near_misses(
+                misses, reps[left[lo:hi]], reps[right[lo:hi]], verdicts, shape.strict[lo:hi]
+            )
+        return (
+            _concat([o[0] for o in out], np.int64),
+            _concat([o[1] for o in out], np.int64),
+            _concat([o[2] for o in out], np.float32),
+        )
 
     def _verify_possible(
         self, prepared: Prepared, left: np.ndarray, right: np.ndarray, shape: _Shapes
@@ -795,6 +811,37 @@ def _sample(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.nda
     return values[keep], new
 
 
+class _Held:
+    """Pairs that can pass, gathered from chunks of candidates until they are verified."""
+
+    def __init__(self) -> None:
+        self.parts: tuple[list[np.ndarray], ...] = ([], [], [], [], [])
+        self.size = 0
+
+    def add(self, left: np.ndarray, right: np.ndarray, shape: _Shapes) -> None:
+        """The pairs ``shape.checked`` of a chunk of candidates, with their shapes."""
+        for part, array in zip(
+            self.parts,
+            (left[shape.checked], right[shape.checked], shape.strict, shape.contain, shape.cover),
+            strict=True,
+        ):
+            part.append(array)
+        self.size += len(shape.checked)
+
+    def take(self) -> tuple[np.ndarray, np.ndarray, _Shapes]:
+        """Everything held, joined one array at a time (each freeing its parts); then empty."""
+        lefts, rights, stricts, contains, covers = self.parts
+        left, right = _drain(lefts, np.int64), _drain(rights, np.int64)
+        shape = _Shapes(
+            np.arange(len(left)),
+            _drain(stricts, np.bool_),
+            _drain(contains, np.float64),
+            _drain(covers, np.float64),
+        )
+        self.size = 0
+        return left, right, shape
+
+
 def _drain(parts: list[np.ndarray], dtype: type) -> np.ndarray:
     """``parts`` joined into one array; the list is emptied, so that the parts can be freed
     while the next array is joined."""
@@ -835,5 +882,5 @@ class _Clock:
 
     def lap(self, name: str) -> None:
         now = time.perf_counter()
-        self.laps[name] = now - self._last
+        self.laps[name] = self.laps.get(name, 0.0) + now - self._last  # stages may alternate
         self._last = now
