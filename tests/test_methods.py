@@ -126,6 +126,33 @@ def test_ngram_sketch_equals_bottom_k_definition(texts, sketch, key_length):
     assert len(left) == len(want)  # each pair once
 
 
+def test_candidate_chunks_are_bounded_and_join_to_every_pair(monkeypatch):
+    """Chunks hold at most ``CHUNK_PAIRS`` pairs (or one document's) and, joined in order, are
+    every pair sharing a key, each once, in the order of one chunk."""
+    from neardup.index import ngram as ngram_index
+    from neardup.index.ngram import candidate_chunks, key_sets
+
+    rng = random.Random(7)
+    texts = [
+        "".join(rng.choice("今天气很好我们去") for _ in range(rng.randint(1, 9)))
+        for _ in range(300)
+    ]
+    values, offsets = key_sets(texts, 2)
+    keys = [set(values[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(texts))]
+    brute = {(a, b) for a, b in itertools.combinations(range(len(texts)), 2) if keys[a] & keys[b]}
+    monkeypatch.setattr(ngram_index, "CHUNK_PAIRS", 10**9)
+    ((whole_l, whole_r),) = list(candidate_chunks(values, offsets)[1])
+    assert set(zip(whole_l.tolist(), whole_r.tolist(), strict=True)) == brute
+    assert len(whole_l) == len(brute)
+    for size in (1, 7, 500):
+        monkeypatch.setattr(ngram_index, "CHUNK_PAIRS", size)
+        parts = list(candidate_chunks(values, offsets)[1])
+        assert len(parts) > 1
+        assert all(len(a) <= size or len(np.unique(a)) == 1 for a, _ in parts)
+        assert np.array_equal(np.concatenate([a for a, _ in parts]), whole_l)
+        assert np.array_equal(np.concatenate([b for _, b in parts]), whole_r)
+
+
 def test_strip_markup():
     from neardup.markup import strip_markup
 

@@ -34,7 +34,7 @@ def test_auto_finds_the_same_pairs_on_any_number_of_threads(monkeypatch):
     monkeypatch.setattr(auto, "VERIFY_CHUNK", 300)
     monkeypatch.setattr(auto, "POSSIBLE_CHUNK", 200)  # verified in groups as they come
     monkeypatch.setattr(auto, "COMPARE_CHUNK", 101)
-    monkeypatch.setattr(ngram_index, "CHUNK_DOCS", 89)
+    monkeypatch.setattr(ngram_index, "CHUNK_PAIRS", 113)
     assert want_method.stats["candidates"] > 5 * 300
     for workers in (1, 3):
         method, got = run_auto(texts, workers)

@@ -600,19 +600,32 @@ def _candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, ou
 
 
 @numba.njit(cache=True, nogil=True)
-def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi):
-    """Pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key, each once.
+def candidate_counts(doc_keys, doc_off, post_docs, post_off, key_ok):
+    """For each document ``x``, how many documents ``y > x`` share a usable key with it (the
+    pairs :func:`key_candidates` makes for ``x``)."""
+    n = doc_off.shape[0] - 1
+    mark = np.full(n, -1, np.int64)
+    empty = np.empty(0, np.int64)
+    out = np.empty(n, np.int64)
+    for x in range(n):
+        out[x] = _candidates(
+            doc_keys, doc_off, post_docs, post_off, key_ok, x, x + 1, mark, empty, empty
+        )
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, count):
+    """The ``count`` pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key,
+    each once (``count`` from :func:`candidate_counts`).
 
     ``doc_keys`` are each document's distinct key ids; ``post_docs[post_off[k]:post_off[k+1]]``
     lists the documents holding key ``k`` in increasing order.
     """
     n = doc_off.shape[0] - 1
     mark = np.full(n, -1, np.int64)
-    empty = np.empty(0, np.int64)
-    count = _candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, empty, empty)
     left = np.empty(count, np.int64)
     right = np.empty(count, np.int64)
-    mark[:] = -1
     _candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, left, right)
     return left, right
 

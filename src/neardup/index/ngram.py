@@ -20,7 +20,7 @@ from .. import _kernels
 from ..features import char_ngrams
 from ..normalize import encode_texts
 
-CHUNK_DOCS = 50_000
+CHUNK_PAIRS = 4_000_000  # candidate pairs per chunk, at most (one document's may be more)
 
 
 @dataclass(frozen=True)
@@ -103,8 +103,10 @@ def candidates_from_keys(
 def candidate_chunks(
     values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None
 ) -> tuple[CandidateStats, Iterator[tuple[np.ndarray, np.ndarray]]]:
-    """The postings of ``(values, offsets)`` and an iterator of the candidate pairs of each
-    chunk of ``CHUNK_DOCS`` documents (pairs ``i < j`` with ``i`` in the chunk), in order."""
+    """The postings of ``(values, offsets)`` and an iterator of the candidate pairs ``i < j``
+    of each chunk of consecutive documents ``i``, in order. A chunk holds at most
+    ``CHUNK_PAIRS`` pairs (or one document's), so memory is bounded however many near-copies
+    a corpus holds; the chunks depend only on the data."""
     n = len(offsets) - 1
     uniq, key_ids, counts = np.unique(values, return_inverse=True, return_counts=True)
     key_ids = key_ids.astype(np.int64).reshape(-1)
@@ -114,12 +116,17 @@ def candidate_chunks(
     post_off = np.zeros(len(uniq) + 1, np.int64)
     np.cumsum(counts, out=post_off[1:])
     key_ok = np.ones(len(uniq), np.bool_) if max_posting is None else counts <= max_posting
+    postings = (key_ids, offsets, post_docs, post_off, key_ok)
+    before = np.zeros(n + 1, np.int64)  # pairs of the documents before each one
+    np.cumsum(_kernels.candidate_counts(*postings), out=before[1:])
 
     def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        for lo in range(0, n, CHUNK_DOCS):
-            yield _kernels.key_candidates(
-                key_ids, offsets, post_docs, post_off, key_ok, lo, min(n, lo + CHUNK_DOCS)
-            )
+        lo = 0
+        while lo < n:
+            hi = int(np.searchsorted(before, before[lo] + CHUNK_PAIRS, side="right")) - 1
+            hi = min(max(hi, lo + 1), n)
+            yield _kernels.key_candidates(*postings, lo, hi, before[hi] - before[lo])
+            lo = hi
 
     pruned = ~key_ok
     stats = CandidateStats(n, len(uniq), int(pruned.sum()), int(counts[pruned].sum()), 0)

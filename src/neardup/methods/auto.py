@@ -42,6 +42,7 @@ from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, token_codes
 from ..errors import ConfigError, InputError
 from ..index.ngram import candidate_chunks
 from ..markup import strip_markup
+from ..memory import release_free_memory
 from ..nearmiss import NearMisses
 from ..normalize import (
     decode_texts,
@@ -369,6 +370,7 @@ class AutoMethod:
             self.tables = CommonGrams.fit(
                 *_concat_sets([(c.values, c.offsets) for c in chunks]), self.config
             )
+            release_free_memory()
         table = self.tables if self.tables is not None else CommonGrams.empty()
         parts = map_ranges(
             lambda lo, hi: self._prepared(chunks[lo], table),
@@ -463,12 +465,16 @@ class AutoMethod:
             return codes, _kernels.sort_per_doc(*codes[:2])
 
         parts = map_ranges(part, len(texts), size=DOCS_CHUNK, workers=workers)
-        codes = _concat_sets([c[:2] for c, _ in parts])
-        flags = _concat([c[2] for c, _ in parts], np.uint8)
-        bags = _concat([b for _, b in parts], np.uint64)
+        offsets = _join_offsets([c[1] for c, _ in parts])
+        hashes = [c[0] for c, _ in parts]  # joined one array at a time, each freeing its parts
+        flags = [c[2] for c, _ in parts]
+        bags = [b for _, b in parts]
+        del parts
+        codes = (_drain(hashes, np.uint64), offsets, _drain(flags, np.uint8))
+        bag_values = _drain(bags, np.uint64)
         position = np.full(len(both), -1, np.int64)
         position[documents] = np.arange(len(documents))
-        return _Tokens(position, texts, (*codes, flags), bags)
+        return _Tokens(position, texts, codes, bag_values)
 
     def _verdicts(
         self,
@@ -577,7 +583,13 @@ class AutoMethod:
         clock.lap("compare")
         first, group, copies = identical_groups(compared)
         reps = np.sort(first)
-        prepared = self.prepare([compared[i] for i in reps.tolist()], fit=True)
+        documents = len(compared)
+        distinct = [compared[i] for i in reps.tolist()]
+        del compared  # the exact copies' texts are not needed any more (memory)
+        release_free_memory()
+        prepared = self.prepare(distinct, fit=True)
+        del distinct
+        release_free_memory()
         clock.lap("sketch")
         _stats, chunks = candidate_chunks(*prepared.sketch)
         held = _Held()
@@ -591,6 +603,7 @@ class AutoMethod:
             clock.lap("candidates")
             if held.size >= POSSIBLE_CHUNK:  # verified in groups: bounded memory
                 kept.append(self._verify_held(prepared, *held.take(), reps, misses))
+                release_free_memory()
                 clock.lap("verify")
         kept.append(self._verify_held(prepared, *held.take(), reps, misses))
         clock.lap("verify")
@@ -600,7 +613,7 @@ class AutoMethod:
         self.near_misses = misses
         self.timings = clock.laps
         self.stats = {
-            "documents": len(compared),
+            "documents": documents,
             "exact_copies": len(copies),
             "common_grams": len(self.tables.values) if self.tables is not None else 0,
             "common_min_df": int(self.tables.min_df) if self.tables is not None else 0,
@@ -859,12 +872,20 @@ def _concat_sets(sets: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray,
     many parts: the online index merges hundreds of one-text parts per query)."""
     if not sets:
         return np.empty(0, np.uint64), np.zeros(1, np.int64)
-    joined = np.concatenate([offsets for _, offsets in sets])
-    ends = np.cumsum([len(offsets) for _, offsets in sets])
+    offsets = _join_offsets([offsets for _, offsets in sets])
+    return np.concatenate([values for values, _ in sets]), offsets
+
+
+def _join_offsets(parts: list[np.ndarray]) -> np.ndarray:
+    """The offsets of sets laid one after another, from each part's own offsets."""
+    if not parts:
+        return np.zeros(1, np.int64)
+    joined = np.concatenate(parts)
+    ends = np.cumsum([len(offsets) for offsets in parts])
     sizes = np.delete(np.diff(joined), ends[:-1] - 1)  # drop the jumps back to 0 between parts
     offsets = np.zeros(len(sizes) + 1, np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    return np.concatenate([values for values, _ in sets]), offsets
+    return offsets
 
 
 def _one_set(sets: tuple[np.ndarray, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray]:
