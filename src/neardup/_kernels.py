@@ -578,11 +578,19 @@ def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
 
 
 @numba.njit(cache=True, nogil=True)
-def _candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, out_l, out_r):
-    """Counts the pairs of :func:`key_candidates`, and writes them when ``out_l`` has room."""
+def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, out_l, out_r, counts):
+    """Pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key, each once:
+    ``counts[x - lo]`` gets the number of ``x``'s pairs, and the pairs are written to ``out_l``
+    and ``out_r`` when they have room (empty arrays: count only, the first of two passes).
+
+    ``doc_keys`` are each document's distinct key ids; ``post_docs[post_off[k]:post_off[k+1]]``
+    lists the documents holding key ``k`` in increasing order.
+    """
     fill = out_l.shape[0] > 0
-    count = 0
+    mark = np.full(doc_off.shape[0] - 1, -1, np.int64)
+    w = 0
     for x in range(lo, hi):
+        start = w
         for i in range(doc_off[x], doc_off[x + 1]):
             k = doc_keys[i]
             if not key_ok[k]:
@@ -593,41 +601,11 @@ def _candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, ou
                     continue
                 mark[y] = x
                 if fill:
-                    out_l[count] = x
-                    out_r[count] = y
-                count += 1
-    return count
-
-
-@numba.njit(cache=True, nogil=True)
-def candidate_counts(doc_keys, doc_off, post_docs, post_off, key_ok):
-    """For each document ``x``, how many documents ``y > x`` share a usable key with it (the
-    pairs :func:`key_candidates` makes for ``x``)."""
-    n = doc_off.shape[0] - 1
-    mark = np.full(n, -1, np.int64)
-    empty = np.empty(0, np.int64)
-    out = np.empty(n, np.int64)
-    for x in range(n):
-        out[x] = _candidates(
-            doc_keys, doc_off, post_docs, post_off, key_ok, x, x + 1, mark, empty, empty
-        )
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, count):
-    """The ``count`` pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key,
-    each once (``count`` from :func:`candidate_counts`).
-
-    ``doc_keys`` are each document's distinct key ids; ``post_docs[post_off[k]:post_off[k+1]]``
-    lists the documents holding key ``k`` in increasing order.
-    """
-    n = doc_off.shape[0] - 1
-    mark = np.full(n, -1, np.int64)
-    left = np.empty(count, np.int64)
-    right = np.empty(count, np.int64)
-    _candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, mark, left, right)
-    return left, right
+                    out_l[w] = x
+                    out_r[w] = y
+                w += 1
+        counts[x - lo] = w - start
+    return w
 
 
 @numba.njit(cache=True, nogil=True)

@@ -117,15 +117,22 @@ def candidate_chunks(
     np.cumsum(counts, out=post_off[1:])
     key_ok = np.ones(len(uniq), np.bool_) if max_posting is None else counts <= max_posting
     postings = (key_ids, offsets, post_docs, post_off, key_ok)
+    none = np.empty(0, np.int64)
+    per_doc = np.zeros(n, np.int64)
+    _kernels.key_candidates(*postings, 0, n, none, none, per_doc)  # counting pass
     before = np.zeros(n + 1, np.int64)  # pairs of the documents before each one
-    np.cumsum(_kernels.candidate_counts(*postings), out=before[1:])
+    np.cumsum(per_doc, out=before[1:])
+    del per_doc
 
     def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
         lo = 0
         while lo < n:
             hi = int(np.searchsorted(before, before[lo] + CHUNK_PAIRS, side="right")) - 1
             hi = min(max(hi, lo + 1), n)
-            yield _kernels.key_candidates(*postings, lo, hi, before[hi] - before[lo])
+            left = np.empty(before[hi] - before[lo], np.int64)
+            right = np.empty_like(left)
+            _kernels.key_candidates(*postings, lo, hi, left, right, np.empty(hi - lo, np.int64))
+            yield left, right
             lo = hi
 
     pruned = ~key_ok
