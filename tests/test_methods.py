@@ -128,7 +128,7 @@ def test_ngram_sketch_equals_bottom_k_definition(texts, sketch, key_length):
 
 def test_candidate_chunks_are_bounded_and_join_to_every_pair(monkeypatch):
     """Chunks hold at most ``CHUNK_PAIRS`` pairs (or one document's) and, joined in order, are
-    every pair sharing a key, each once, in the order of one chunk."""
+    every pair sharing a key, each once, in the order of one chunk on one thread."""
     from neardup.index import ngram as ngram_index
     from neardup.index.ngram import candidate_chunks, key_sets
 
@@ -144,9 +144,9 @@ def test_candidate_chunks_are_bounded_and_join_to_every_pair(monkeypatch):
     ((whole_l, whole_r),) = list(candidate_chunks(values, offsets)[1])
     assert set(zip(whole_l.tolist(), whole_r.tolist(), strict=True)) == brute
     assert len(whole_l) == len(brute)
-    for size in (1, 7, 500):
+    for size, workers in itertools.product((1, 7, 500), (1, 3)):
         monkeypatch.setattr(ngram_index, "CHUNK_PAIRS", size)
-        parts = list(candidate_chunks(values, offsets)[1])
+        parts = list(candidate_chunks(values, offsets, workers=workers)[1])
         assert len(parts) > 1
         assert all(len(a) <= size or len(np.unique(a)) == 1 for a, _ in parts)
         assert np.array_equal(np.concatenate([a for a, _ in parts]), whole_l)

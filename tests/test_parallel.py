@@ -26,7 +26,13 @@ def test_auto_finds_the_same_pairs_on_any_number_of_threads(monkeypatch):
     """The oracle is one thread over one chunk; small chunks on 1 and 3 threads must give the
     same pairs, similarities, common-gram table, statistics and near misses."""
     texts = corpus()
-    for name in ("DOCS_CHUNK", "VERIFY_CHUNK", "POSSIBLE_CHUNK", "COMPARE_CHUNK"):
+    for name in (
+        "DOCS_CHUNK",
+        "VERIFY_CHUNK",
+        "POSSIBLE_CHUNK",
+        "COMPARE_CHUNK",
+        "PARALLEL_UNIQUE",
+    ):
         monkeypatch.setattr(auto, name, 10**9)
     want_method, want = run_auto(texts, 1)
     assert len(want_method.near_misses.rows) == want_method.near_misses.limit
@@ -34,6 +40,7 @@ def test_auto_finds_the_same_pairs_on_any_number_of_threads(monkeypatch):
     monkeypatch.setattr(auto, "VERIFY_CHUNK", 300)
     monkeypatch.setattr(auto, "POSSIBLE_CHUNK", 200)  # verified in groups as they come
     monkeypatch.setattr(auto, "COMPARE_CHUNK", 101)
+    monkeypatch.setattr(auto, "PARALLEL_UNIQUE", 50)  # the common-gram count split by top bits
     monkeypatch.setattr(ngram_index, "CHUNK_PAIRS", 113)
     assert want_method.stats["candidates"] > 5 * 300
     for workers in (1, 3):
@@ -85,6 +92,20 @@ def test_ngram_measures_only_what_can_pass_or_be_a_near_miss(monkeypatch):
         assert np.array_equal(got.similarity[tail], sim[keep])
         assert method.near_misses.to_list() == want.to_list()
         assert want.floor() > 0.3  # the floor was raised: pairs were skipped
+
+
+def test_value_counts_on_threads_equal_numpy_unique(monkeypatch):
+    monkeypatch.setattr(auto, "PARALLEL_UNIQUE", 10)
+    rng = np.random.default_rng(3)
+    pool = rng.integers(0, 2**64, 500, dtype=np.uint64)
+    pool[:5] = [0, 1, 2**63, 2**64 - 1, 2**62]  # the ends of the top-bit ranges
+    values = rng.choice(pool, 20_000)
+    want_values, want_counts = np.unique(values, return_counts=True)
+    for workers in (1, 2, 3, 8):
+        got_values, got_counts = auto._value_counts(values, workers=workers)
+        assert np.array_equal(got_values, want_values) and np.array_equal(got_counts, want_counts)
+    empty = auto._value_counts(values[:0], workers=3)
+    assert len(empty[0]) == len(empty[1]) == 0
 
 
 def test_dedup_workers_write_identical_outputs(tmp_path):

@@ -19,6 +19,7 @@ import numpy as np
 from .. import _kernels
 from ..features import char_ngrams
 from ..normalize import encode_texts
+from ..parallel import map_ranges
 
 CHUNK_PAIRS = 4_000_000  # candidate pairs per chunk, at most (one document's may be more)
 
@@ -81,11 +82,13 @@ def candidate_pair_chunks(
     key_length: int = 4,
     max_posting: int | None = 2000,
     sketch: int | None = None,
+    workers: int = 1,
 ) -> tuple[CandidateStats, Iterator[tuple[np.ndarray, np.ndarray]]]:
     """:func:`candidate_pairs` a chunk of documents at a time (memory bounded by a chunk's
-    candidates); the statistics' ``candidates`` is 0 (count them while consuming)."""
+    candidates) on ``workers`` threads; the statistics' ``candidates`` is 0 (count them while
+    consuming)."""
     values, offsets = sketch_keys(*key_sets(texts, key_length), sketch)
-    return candidate_chunks(values, offsets, max_posting=max_posting)
+    return candidate_chunks(values, offsets, max_posting=max_posting, workers=workers)
 
 
 def candidates_from_keys(
@@ -101,12 +104,14 @@ def candidates_from_keys(
 
 
 def candidate_chunks(
-    values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None
+    values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None, workers: int = 1
 ) -> tuple[CandidateStats, Iterator[tuple[np.ndarray, np.ndarray]]]:
     """The postings of ``(values, offsets)`` and an iterator of the candidate pairs ``i < j``
     of each chunk of consecutive documents ``i``, in order. A chunk holds at most
     ``CHUNK_PAIRS`` pairs (or one document's), so memory is bounded however many near-copies
-    a corpus holds; the chunks depend only on the data."""
+    a corpus holds; the chunks depend only on the data. Each document's pairs are counted
+    first, so that the documents of a chunk are filled in on ``workers`` threads, each into
+    its own place (the same arrays for any number)."""
     n = len(offsets) - 1
     uniq, key_ids, counts = np.unique(values, return_inverse=True, return_counts=True)
     key_ids = key_ids.astype(np.int64).reshape(-1)
@@ -117,12 +122,14 @@ def candidate_chunks(
     np.cumsum(counts, out=post_off[1:])
     key_ok = np.ones(len(uniq), np.bool_) if max_posting is None else counts <= max_posting
     postings = (key_ids, offsets, post_docs, post_off, key_ok)
-    none = np.empty(0, np.int64)
-    per_doc = np.zeros(n, np.int64)
-    _kernels.key_candidates(*postings, 0, n, none, none, per_doc)  # counting pass
     before = np.zeros(n + 1, np.int64)  # pairs of the documents before each one
-    np.cumsum(per_doc, out=before[1:])
-    del per_doc
+
+    def count(lo: int, hi: int) -> None:
+        none = np.empty(0, np.int64)
+        _kernels.key_candidates(*postings, lo, hi, none, none, before[lo + 1 : hi + 1])
+
+    map_ranges(count, n, size=_share(n, workers), workers=workers)  # the counting pass
+    np.cumsum(before, out=before)
 
     def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
         lo = 0
@@ -131,13 +138,27 @@ def candidate_chunks(
             hi = min(max(hi, lo + 1), n)
             left = np.empty(before[hi] - before[lo], np.int64)
             right = np.empty_like(left)
-            _kernels.key_candidates(*postings, lo, hi, left, right, np.empty(hi - lo, np.int64))
+            start = lo
+
+            def part(a: int, b: int, start=start, left=left, right=right) -> None:
+                x0, x1 = start + a, start + b
+                s0, s1 = before[x0] - before[start], before[x1] - before[start]
+                _kernels.key_candidates(
+                    *postings, x0, x1, left[s0:s1], right[s0:s1], np.empty(b - a, np.int64)
+                )
+
+            map_ranges(part, hi - lo, size=_share(hi - lo, workers), workers=workers)
             yield left, right
             lo = hi
 
     pruned = ~key_ok
     stats = CandidateStats(n, len(uniq), int(pruned.sum()), int(counts[pruned].sum()), 0)
     return stats, chunks()
+
+
+def _share(n: int, workers: int) -> int:
+    """Documents per thread: the work split once over ``workers`` (the result is the same)."""
+    return max(1, -(-n // max(1, workers)))
 
 
 class NgramIndex:

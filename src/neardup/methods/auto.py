@@ -59,6 +59,7 @@ from .base import exact_copy_pairs, identical_groups
 MATCH_KINDS = ("copy", "text")
 VERIFY_CHUNK = 250_000  # candidate pairs per verification chunk (memory; threads share chunks)
 DOCS_CHUNK = 2_048  # texts per chunk when preparing them (threads share chunks)
+PARALLEL_UNIQUE = 1 << 20  # values at which the common-gram count is split over threads
 COMPARE_CHUNK = 65_536  # texts made comparable at a time (bounds the encoded arrays)
 POSSIBLE_CHUNK = 4_000_000  # pairs that can pass held before they are verified (memory)
 SAMPLE_RATE = 8  # a consistent 1-in-8 sample of rare grams rules out most candidates early
@@ -147,11 +148,13 @@ class CommonGrams:
         return cls(np.empty(0, np.uint64), 0, 0)
 
     @classmethod
-    def fit(cls, values: np.ndarray, offsets: np.ndarray, config: AutoConfig) -> CommonGrams:
+    def fit(
+        cls, values: np.ndarray, offsets: np.ndarray, config: AutoConfig, *, workers: int = 1
+    ) -> CommonGrams:
         """Grams held by more than ``max(common_min_df, common_share · N)`` of the N sets."""
         n = len(offsets) - 1
         min_df = max(config.common_min_df, int(config.common_share * n))
-        uniq, counts = np.unique(values, return_counts=True)
+        uniq, counts = _value_counts(values, workers=workers)
         return cls(uniq[counts > min_df].astype(np.uint64), n, min_df)
 
     def digest(self) -> str:
@@ -368,7 +371,9 @@ class AutoMethod:
         )
         if fit and self.given_tables is None:
             self.tables = CommonGrams.fit(
-                *_concat_sets([(c.values, c.offsets) for c in chunks]), self.config
+                *_concat_sets([(c.values, c.offsets) for c in chunks]),
+                self.config,
+                workers=self.workers,
             )
             release_free_memory()
         table = self.tables if self.tables is not None else CommonGrams.empty()
@@ -591,7 +596,7 @@ class AutoMethod:
         del distinct
         release_free_memory()
         clock.lap("sketch")
-        _stats, chunks = candidate_chunks(*prepared.sketch)
+        _stats, chunks = candidate_chunks(*prepared.sketch, workers=self.workers)
         held = _Held()
         misses = NearMisses()
         kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -822,6 +827,25 @@ def _sample(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.nda
     new = np.zeros_like(offsets)
     np.cumsum(np.bincount(doc[keep], minlength=len(offsets) - 1), out=new[1:])
     return values[keep], new
+
+
+def _value_counts(values: np.ndarray, *, workers: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_counts=True)`` of uint64 hashes, sorted on ``workers``
+    threads: the values are split by their top bits into ranges (hashes fill them evenly), each
+    range is counted on its own, and the ranges joined in order are the same arrays."""
+    if workers <= 1 or len(values) < PARALLEL_UNIQUE:
+        return np.unique(values, return_counts=True)
+    bits = max(1, int(np.ceil(np.log2(2 * workers))))
+    top = values >> np.uint64(64 - bits)
+    ranges = [values[top == b] for b in range(1 << bits)]
+    del top
+    found = map_ranges(
+        lambda lo, _hi: np.unique(ranges[lo], return_counts=True),
+        len(ranges),
+        size=1,
+        workers=workers,
+    )
+    return np.concatenate([u for u, _ in found]), np.concatenate([c for _, c in found])
 
 
 class _Held:

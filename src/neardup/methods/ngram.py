@@ -121,7 +121,11 @@ class NgramMethod:
         reps = np.sort(first)
         rep_texts = [norm[i] for i in reps.tolist()]
         stats, chunks = candidate_pair_chunks(
-            rep_texts, key_length=cfg.key_length, max_posting=cfg.max_posting, sketch=cfg.sketch
+            rep_texts,
+            key_length=cfg.key_length,
+            max_posting=cfg.max_posting,
+            sketch=cfg.sketch,
+            workers=self.workers,
         )
         sets = ngram_sets(rep_texts, cfg.ngram) if cfg.measure == "jaccard" else None
         self.near_misses = NearMisses()
