@@ -153,6 +153,52 @@ def test_candidate_chunks_are_bounded_and_join_to_every_pair(monkeypatch):
         assert np.array_equal(np.concatenate([b for _, b in parts]), whole_r)
 
 
+@pytest.mark.parametrize("match", ["copy", "text"])
+def test_auto_pair_shapes_equal_set_arithmetic(match):
+    """The compiled shapes of every pair against rare-gram sets and token counts in Python:
+    which pairs can pass, which the short-text rule judges, containment and coverage (0 where
+    the count cannot reach the bound, as documented)."""
+    import math
+
+    from test_replay import corpus
+
+    texts = corpus()[::4]
+    method = create("auto", match=match)
+    cfg = method.config
+    prepared = method.prepare(method.compared(texts), fit=True)
+    values, offsets = prepared.grams
+    sets = [set(values[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(texts))]
+    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
+    shape = method._shapes(prepared, pairs[:, 0].copy(), pairs[:, 1].copy())
+    want = []
+    for k, (a, b) in enumerate(pairs.tolist()):
+        sa, sb = len(sets[a]), len(sets[b])
+        small, large = min(sa, sb), max(sa, sb)
+        ta, tb = int(prepared.tokens[a]), int(prepared.tokens[b])
+        common = len(sets[a] & sets[b])
+        strict = min(ta, tb) < cfg.short_tokens or small < cfg.min_rare_grams
+        if match == "text":
+            possible = small > 0 and common / (sa + sb - common) >= cfg.text_threshold
+            contain, cover = (common / small, common / large) if possible else (None, None)
+        else:
+            need = math.ceil(max(cfg.containment * small, cfg.coverage * large) - 1e-9)
+            measured = not strict and large and small / large >= cfg.coverage and common >= need
+            contain, cover = (common / small, common / large) if measured else (0.0, 0.0)
+            grams_pass = contain >= cfg.containment and cover >= cfg.coverage
+            strict = strict or (not grams_pass and min(ta, tb) < cfg.typo_tokens)
+            low = min(cfg.short_similarity, cfg.coverage)
+            ratio = min(ta, tb) / max(ta, tb) if max(ta, tb) else 0.0
+            possible = ratio >= low if strict else grams_pass
+        if possible:
+            want.append((k, strict, contain, cover))
+    assert shape.checked.tolist() == [w[0] for w in want]
+    assert shape.strict.tolist() == [w[1] for w in want]
+    if match == "copy":
+        assert shape.contain.tolist() == pytest.approx([w[2] for w in want])
+        assert shape.cover.tolist() == pytest.approx([w[3] for w in want])
+    assert len(want) > 20 and any(w[1] for w in want) and not all(w[1] for w in want)
+
+
 def test_strip_markup():
     from neardup.markup import strip_markup
 

@@ -540,6 +540,87 @@ def jaccard_at_least(values, offsets, left, right, floor):
 
 
 @numba.njit(cache=True, nogil=True)
+def pair_shapes(grams, offsets, sample, sample_off, tokens, left, right, text, bounds, rate):
+    """Whether each pair ``(left[p], right[p])`` can pass on its sizes and rare-gram shares,
+    whether the short-text rule judges it, and its rare-gram containment and coverage (the
+    shapes of :meth:`neardup.methods.auto.AutoMethod`): one pass, no array per step.
+
+    ``bounds``: short_tokens, min_rare_grams, typo_tokens, min(short_similarity, coverage),
+    containment, coverage, text_threshold; ``rate``: the sample's (:func:`common_counts`).
+    ``text``: rare-gram Jaccard decides instead. A ratio over an empty set is 0. Counts go
+    through :func:`_common_count` (the sampled test, then the exact merge), only for pairs whose
+    set sizes can pass.
+    """
+    short_tokens, min_grams, typo_tokens, low = bounds[0], bounds[1], bounds[2], bounds[3]
+    containment, coverage, text_threshold = bounds[4], bounds[5], bounds[6]
+    n = left.shape[0]
+    possible = np.zeros(n, np.bool_)
+    strict = np.zeros(n, np.bool_)
+    contain = np.zeros(n, np.float64)
+    cover = np.zeros(n, np.float64)
+    for p in range(n):
+        a = left[p]
+        b = right[p]
+        ta = float(tokens[a])
+        tb = float(tokens[b])
+        sa = float(offsets[a + 1] - offsets[a])
+        sb = float(offsets[b + 1] - offsets[b])
+        small = min(sa, sb)
+        large = max(sa, sb)
+        few = min(ta, tb)
+        many = max(ta, tb)
+        is_strict = few < short_tokens or small < min_grams
+        ratio = small / large if large > 0 else 0.0
+        if text:
+            need = np.ceil(text_threshold * (sa + sb) / (1.0 + text_threshold) - 1e-9)
+            maybe = ratio >= text_threshold and small > 0
+        else:
+            need = np.ceil(max(containment * small, coverage * large) - 1e-9)
+            maybe = not is_strict and ratio >= coverage
+        common = 0.0
+        if maybe:
+            least = max(int(need), 1)
+            got = _common_count(grams, offsets, sample, sample_off, a, b, least, rate)
+            common = float(max(got, 0))
+        c_small = common / small if small > 0 else 0.0
+        c_large = common / large if large > 0 else 0.0
+        if text:
+            union = sa + sb - common
+            jaccard = common / union if union > 0 else 0.0
+            possible[p] = jaccard >= text_threshold and small > 0
+        else:
+            grams_pass = c_small >= containment and c_large >= coverage
+            # a few typos destroy most grams of a short text: judge it on its tokens instead
+            if not grams_pass and few < typo_tokens:
+                is_strict = True
+            if is_strict:
+                possible[p] = (few / many if many > 0 else 0.0) >= low
+            else:
+                possible[p] = grams_pass
+        strict[p] = is_strict
+        contain[p] = c_small
+        cover[p] = c_large
+    return possible, strict, contain, cover
+
+
+@numba.njit(cache=True, nogil=True)
+def _common_count(values, offsets, sample, sample_off, a, b, need, rate):
+    """:func:`common_counts` of the pair ``(a, b)``."""
+    if rate > 0:
+        expected = need / rate
+        if expected >= 16.0:
+            least = int(np.ceil(expected - 4.0 * np.sqrt(expected)))
+            if least > 0:
+                lo_a, hi_a = sample_off[a], sample_off[a + 1]
+                lo_b, hi_b = sample_off[b], sample_off[b + 1]
+                if _intersection_at_least(sample, lo_a, hi_a, sample, lo_b, hi_b, least) < 0:
+                    return -1
+    return _intersection_at_least(
+        values, offsets[a], offsets[a + 1], values, offsets[b], offsets[b + 1], need
+    )
+
+
+@numba.njit(cache=True, nogil=True)
 def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
     """Size of the intersection of sorted unique sets ``left[p]`` and ``right[p]``, or -1 when
     it is below ``need[p]`` (found out early, in the merge), or certainly so by the consistent sample of the
@@ -550,29 +631,8 @@ def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
     """
     out = np.empty(left.shape[0], np.int64)
     for p in range(left.shape[0]):
-        a = left[p]
-        b = right[p]
-        if rate > 0:
-            expected = need[p] / rate
-            if expected >= 16.0:
-                least = int(np.ceil(expected - 4.0 * np.sqrt(expected)))
-                if (
-                    least > 0
-                    and _intersection_at_least(
-                        sample,
-                        sample_off[a],
-                        sample_off[a + 1],
-                        sample,
-                        sample_off[b],
-                        sample_off[b + 1],
-                        least,
-                    )
-                    < 0
-                ):
-                    out[p] = -1
-                    continue
-        out[p] = _intersection_at_least(
-            values, offsets[a], offsets[a + 1], values, offsets[b], offsets[b + 1], need[p]
+        out[p] = _common_count(
+            values, offsets, sample, sample_off, left[p], right[p], need[p], rate
         )
     return out
 

@@ -436,26 +436,33 @@ class AutoMethod:
         return verdicts, shape.checked, shape.strict
 
     def _shapes(self, both: Prepared, ia: np.ndarray, jb: np.ndarray) -> _Shapes:
-        """Which pairs can pass on their sizes and rare-gram shares (the copy rule decides)."""
+        """Which pairs can pass on their sizes and rare-gram shares (the copy rule decides):
+        cheap bounds first (set sizes, token counts), then rare-gram containment by a compiled
+        count, exact wherever the consistent sample cannot rule the pair out
+        (:func:`neardup._kernels.pair_shapes`)."""
         cfg = self.config
-        counts = both.tokens
-        ta, tb = counts[ia].astype(np.float64), counts[jb].astype(np.float64)
-        sizes = np.diff(both.grams[1]).astype(np.float64)
-        strict = (np.minimum(ta, tb) < cfg.short_tokens) | (
-            np.minimum(sizes[ia], sizes[jb]) < cfg.min_rare_grams
+        bounds = np.array(
+            [
+                cfg.short_tokens,
+                cfg.min_rare_grams,
+                cfg.typo_tokens,
+                min(cfg.short_similarity, cfg.coverage),
+                cfg.containment,
+                cfg.coverage,
+                cfg.text_threshold,
+            ],
+            np.float64,
         )
-        contain, cover, jac = self._gram_shares(both, ia, jb, strict)
-        small = np.minimum(sizes[ia], sizes[jb])
-        if cfg.match == "text":
-            possible = (jac >= cfg.text_threshold) & (small > 0)
-        else:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                token_ratio = np.nan_to_num(np.minimum(ta, tb) / np.maximum(ta, tb))
-            low = min(cfg.short_similarity, cfg.coverage)
-            grams_pass = (contain >= cfg.containment) & (cover >= cfg.coverage)
-            # a few typos destroy most grams of a short text: judge it on its tokens instead
-            strict |= ~grams_pass & (np.minimum(ta, tb) < cfg.typo_tokens)
-            possible = np.where(strict, token_ratio >= low, grams_pass)
+        possible, strict, contain, cover = _kernels.pair_shapes(
+            *both.grams,
+            *both.sample,
+            both.tokens,
+            np.ascontiguousarray(ia, np.int64),
+            np.ascontiguousarray(jb, np.int64),
+            cfg.match == "text",
+            bounds,
+            SAMPLE_RATE,
+        )
         checked = np.flatnonzero(possible)
         return _Shapes(checked, strict[checked], contain[checked], cover[checked])
 
@@ -509,38 +516,6 @@ class AutoMethod:
         if cfg.match == "text":
             verdicts = verdicts.with_copy(np.ones(len(verdicts), np.bool_))
         return verdicts
-
-    def _gram_shares(
-        self, both: Prepared, ia: np.ndarray, jb: np.ndarray, strict: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Rare-gram containment, coverage and Jaccard of each pair whose set sizes can pass
-        (0 for the others): a compiled count over the consistent sample first, exact where the
-        sample cannot rule the pair out."""
-        cfg = self.config
-        values, offsets = both.grams
-        sizes = np.diff(offsets).astype(np.float64)
-        sa, sb = sizes[ia], sizes[jb]
-        small, large = np.minimum(sa, sb), np.maximum(sa, sb)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            gram_ratio = np.nan_to_num(small / large)
-        if cfg.match == "text":  # Jaccard >= t  <=>  common >= t (sa + sb) / (1 + t)
-            need = np.ceil(cfg.text_threshold * (sa + sb) / (1.0 + cfg.text_threshold) - 1e-9)
-            maybe = np.flatnonzero((gram_ratio >= cfg.text_threshold) & (small > 0))
-        else:  # strict pairs are judged on tokens alone
-            need = np.ceil(np.maximum(cfg.containment * small, cfg.coverage * large) - 1e-9)
-            maybe = np.flatnonzero(~strict & (gram_ratio >= cfg.coverage))
-        common = np.zeros(len(ia))
-        least = np.maximum(need[maybe], 1).astype(np.int64)
-        common[maybe] = _kernels.common_counts(
-            values, offsets, *both.sample, ia[maybe], jb[maybe], least, SAMPLE_RATE
-        )
-        common = np.maximum(common, 0)  # -1: certainly below need
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (
-                np.nan_to_num(common / small),
-                np.nan_to_num(common / large),
-                np.nan_to_num(common / (sa + sb - common)),
-            )
 
     def thresholds(self) -> dict[str, float]:
         """The decision points a report marks, by the measure they apply to."""
