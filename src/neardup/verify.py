@@ -67,8 +67,9 @@ def similarity_pairs(
     right = np.ascontiguousarray(right, np.int64)
     if measure == "edit":
         return edit_similarity_pairs(texts, left, right)
-    values, offsets = sets if sets is not None else ngram_sets(texts, ngram)
-    return _kernels.jaccard_at_least(values, offsets, left, right, 0.0)
+    return jaccard_at_least(
+        sets if sets is not None else ngram_sets(texts, ngram), left, right, 0.0
+    )
 
 
 def jaccard_at_least(

@@ -156,20 +156,19 @@ class NgramMethod:
         or the lowest near miss held so far (below both, a pair can be neither)."""
         cfg = self.config
         out = []
-        span = VERIFY_CHUNK * self.workers  # one chunk per thread, then the floor is raised
-        for start in range(0, len(left), span):
-            floor = min(cfg.threshold, self.near_misses.floor())
+        ranges = chunk_ranges(len(left), VERIFY_CHUNK)
+        for at in range(0, len(ranges), self.workers):  # one chunk per thread, then the floor
+            floor = min(cfg.threshold, self.near_misses.floor())  # is raised
+            parts = [(left[lo:hi], right[lo:hi]) for lo, hi in ranges[at : at + self.workers]]
 
-            def measure(lo: int, hi: int, start=start, floor=floor) -> np.ndarray:
-                part_l, part_r = left[start + lo : start + hi], right[start + lo : start + hi]
+            def measure(k: int, _next: int, floor=floor, parts=parts) -> np.ndarray:
+                part_l, part_r = parts[k]
                 if sets is None:
                     return similarity_pairs(texts, part_l, part_r, measure=cfg.measure)
                 return jaccard_at_least(sets, part_l, part_r, floor)
 
-            n = min(span, len(left) - start)
-            sims = map_ranges(measure, n, size=VERIFY_CHUNK, workers=self.workers)
-            for (lo, hi), sim in zip(chunk_ranges(n, VERIFY_CHUNK), sims, strict=True):
-                part_l, part_r = left[start + lo : start + hi], right[start + lo : start + hi]
+            sims = map_ranges(measure, len(parts), size=1, workers=self.workers)
+            for (part_l, part_r), sim in zip(parts, sims, strict=True):
                 keep = sim >= cfg.threshold
                 near = ~keep & (sim >= 0)  # -1: certainly below every near miss held
                 self.near_misses.offer(
