@@ -34,16 +34,28 @@ def cluster_columns(ids: pa.Array, result: DedupResult) -> dict[str, pa.Array]:
     Arrow array (string ids in a file, row numbers or the frame's id column in memory).
     """
     c = result.clusters
-    is_rep = c.is_representative
-    dist = result.distance_to_representative
-    sim = result.similarity_to_representative
-    names = pa.array(METHODS, pa.string())
-    codes = pa.array(result.method_to_representative.astype(np.int32), mask=is_rep)
     return {
         "cluster_id": pa.array(c.cluster_id, pa.int64()),
         "representative_id": ids.take(pa.array(c.representative, pa.int64())),
-        "distance": pa.array(dist.astype(np.int32), pa.int32(), mask=dist < 0),
-        "similarity": pa.array(sim, pa.float32(), mask=np.isnan(sim)),
+        **evidence_columns(
+            result.distance_to_representative,
+            result.similarity_to_representative,
+            result.method_to_representative,
+            c.is_representative,
+        ),
+    }
+
+
+def evidence_columns(
+    distance: np.ndarray, similarity: np.ndarray, code: np.ndarray, is_rep: np.ndarray
+) -> dict[str, pa.Array]:
+    """``distance``, ``similarity``, ``method`` and ``duplicate`` columns: null where no
+    distance (< 0) or similarity (NaN) was measured, no method for a representative."""
+    names = pa.array(METHODS, pa.string())
+    codes = pa.array(np.asarray(code).astype(np.int32), mask=is_rep)
+    return {
+        "distance": pa.array(distance.astype(np.int32), pa.int32(), mask=distance < 0),
+        "similarity": pa.array(similarity, pa.float32(), mask=np.isnan(similarity)),
         "method": names.take(codes),
         "duplicate": pa.array(~is_rep),
     }

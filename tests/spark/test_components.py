@@ -8,13 +8,14 @@ from neardup.cluster import connected_roots
 pytestmark = pytest.mark.spark
 
 
-def _spark_roots(spark, n, left, right, parts=3):
+def _spark_roots(spark, n, left, right, parts=3, *, one_task=False):
     from neardup.spark.components import connected_components
 
     sc = spark.sparkContext
     chunks = np.array_split(np.arange(len(left)), parts)
     batches = [{"a": left[c].astype(np.int64), "b": right[c].astype(np.int64)} for c in chunks]
-    result = connected_components(sc.parallelize(batches, parts), partitions=4)
+    count = len(left) if one_task else None  # small enough: the union-find on one executor
+    result = connected_components(sc.parallelize(batches, parts), partitions=4, edge_count=count)
     roots = np.arange(n)
     for b in result.collect():
         roots[b["child"]] = b["root"]
@@ -38,8 +39,10 @@ def _graphs():
     yield "many chains", n, blocks[keep], blocks[keep] + 1
 
 
+@pytest.mark.parametrize("one_task", [False, True], ids=["iterated", "one task"])
 @pytest.mark.parametrize("graph", list(_graphs()), ids=lambda g: g[0])
-def test_components_equal_union_find(spark, graph):
+def test_components_equal_union_find(spark, graph, one_task):
     _, n, left, right = graph
     expected = connected_roots(n, left, right)
-    np.testing.assert_array_equal(_spark_roots(spark, n, left, right), expected)
+    got = _spark_roots(spark, n, left, right, one_task=one_task)
+    np.testing.assert_array_equal(got, expected)

@@ -48,7 +48,13 @@ def _spark(spark, tmp_path, source, **options):
 def _clusters(path):
     files = sorted(glob.glob(str(path / "clusters" / "part-*.csv"))) or [str(path / "clusters.csv")]
     opts = pcsv.ConvertOptions(
-        column_types={"id": pa.string(), "representative_id": pa.string(), "method": pa.string()},
+        column_types={
+            "id": pa.string(),
+            "representative_id": pa.string(),
+            "method": pa.string(),
+            "distance": pa.int64(),
+            "similarity": pa.float64(),  # a part file may have no similarity at all
+        },
         strings_can_be_null=True,
     )
     rows = pa.concat_tables([pcsv.read_csv(f, convert_options=opts) for f in files]).to_pylist()

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .. import _kernels
+from ..arrays import unique_sorted
 from ..config import NormalizeConfig
 from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, token_codes
 from ..errors import ConfigError, InputError
@@ -247,7 +248,7 @@ class _Shapes:
 
     def documents(self, ia: np.ndarray, jb: np.ndarray) -> np.ndarray:
         """The documents of those pairs, sorted."""
-        return np.unique(np.concatenate([ia[self.checked], jb[self.checked]]))
+        return unique_sorted(np.concatenate([ia[self.checked], jb[self.checked]]))
 
     def rows(self, lo: int, hi: int) -> _Shapes:
         """Rows ``lo:hi`` of a batch whose every pair is checked, as a batch of their own."""

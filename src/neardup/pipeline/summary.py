@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
+from ..arrays import unique_sorted
 from ..config import FINGERPRINT_VERSION
 from ..dedup import DedupResult
 from ..inputs import Inputs
@@ -93,8 +94,8 @@ def build_summary(
             records_read=n_read,
             documents=len(ids) - start,
             reasons=reasons,
-            clusters=len(np.unique(rep)),
-            duplicate_clusters=len(np.unique(rep[removed])),
+            clusters=len(unique_sorted(rep)),
+            duplicate_clusters=len(unique_sorted(rep[removed])),
             duplicates_removed=int(removed.sum()),
             kept=int(sum(kept.counts)),
             pairs=len(result.pairs),

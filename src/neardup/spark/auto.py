@@ -9,11 +9,15 @@ Every step calls the method's own functions; only the distribution is Spark's:
    locally — the grams held by more than ``max(common_min_df, common_share · N)`` texts — in
    two passes without a shuffle (see :func:`fit_table`); the table (not pairs) is broadcast,
    or the table given with ``tables=`` is;
-3. each distinct text's sketch keys (its smallest rare-gram hashes) meet by key; every pair of
-   texts sharing one is a candidate (no posting cap: a rare gram is held by at most
-   ``min_df`` texts, by the table's definition);
-4. each candidate meets both compared texts by position; the executors prepare those texts
-   with the table and judge the pairs with :meth:`AutoMethod.verify` (the copy rule).
+3. each distinct text's sketch keys (its smallest rare-gram hashes) travel with the text and
+   meet by key; in each partition, the texts that share a key there are prepared with the table
+   once, every pair sharing a key is a candidate (the core's compiled candidate pass; no posting
+   cap: a rare gram is held by at most ``min_df`` texts, by the table's definition), and the
+   candidates are judged where they are, with :meth:`AutoMethod.verify` (the copy rule) — the
+   candidate pairs themselves never travel;
+4. a pair sharing keys of several partitions is judged in each, with the same verdict (the
+   verdict depends only on the two texts and the table); the verified pairs meet by pair and
+   one of each is kept.
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import unique_sorted
+from ..index.ngram import candidate_chunks
 from ..methods.auto import VERIFY_CHUNK, AutoMethod, CommonGrams, gram_sets
 from ..pairs import method_code
-from .batches import Batch, size
-from .ngram import candidate_edges, exact_groups
-from .simhash import with_texts
+from .batches import Batch, concat, route, size, tagged
+from .ngram import exact_groups
 from .workers import worker_method
 
 AUTO = method_code("auto")
@@ -63,7 +68,7 @@ def fit_table(reps: Any, method: AutoMethod, documents: int) -> CommonGrams:
     min_df = max(cfg.common_min_df, int(cfg.common_share * documents))
     gram, floor = cfg.gram, min_df // max(reps.getNumPartitions(), 1)
     found = reps.mapPartitions(lambda it: _frequent(it, gram, floor)).collect()
-    wanted = np.unique(np.concatenate([np.empty(0, np.uint64), *found]))
+    wanted = unique_sorted(np.concatenate([np.empty(0, np.uint64), *found]))
     shared = reps.context.broadcast(wanted)
     counts = reps.mapPartitions(lambda it: _counts_of(it, gram, shared)).fold(
         np.zeros(len(wanted), np.int64), np.add
@@ -73,36 +78,79 @@ def fit_table(reps: Any, method: AutoMethod, documents: int) -> CommonGrams:
 
 
 def _key_rows(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
+    """A row per sketch key of each text: ``key, pos`` and the text itself."""
     method = worker_method("auto", options, tables.value)
     for b in batches:
         if size(b):
             values, offsets = method.prepare(list(b["norm"])).sketch
-            yield {"key": values, "pos": np.repeat(b["pos"], np.diff(offsets))}
+            counts = np.diff(offsets)
+            yield {
+                "key": values,
+                "pos": np.repeat(b["pos"], counts),
+                "norm": np.repeat(b["norm"], counts),
+            }
 
 
-def _verify(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
-    """The copy rule on each pair; each distinct text of a batch is prepared once."""
+def _sharing(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(docs, texts, offsets)``: the positions, texts and key offsets of the texts that share
+    a key with another text of the partition (the others have no candidate here), in order."""
+    _, key_at, key_count = np.unique(b["key"], return_inverse=True, return_counts=True)
+    shared = key_count[key_at.reshape(-1)] > 1
+    docs, first, local = np.unique(b["pos"], return_index=True, return_inverse=True)
+    local = local.reshape(-1)
+    wanted = np.zeros(len(docs), np.bool_)
+    wanted[local[shared]] = True
+    renumber = np.cumsum(wanted) - 1
+    rows = np.flatnonzero(shared)  # a key no other text holds here makes no candidate
+    order = rows[np.argsort(renumber[local[rows]], kind="stable")]
+    offsets = np.zeros(int(wanted.sum()) + 1, np.int64)
+    np.cumsum(np.bincount(renumber[local[rows]], minlength=len(offsets) - 1), out=offsets[1:])
+    return docs[wanted], b["norm"][first[wanted]], (b["key"][order], offsets)
+
+
+def _verified(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
+    """The verified pairs among the texts of this partition's keys: candidates by the core's
+    candidate pass, judged chunk by chunk with the copy rule (memory bounded as locally)."""
+    b = concat(batches)
+    if not size(b):
+        return
+    docs, texts, (keys, offsets) = _sharing(b)
+    if len(docs) < 2:
+        return
     method = worker_method("auto", options, tables.value)
-    for b in batches:
-        m = size(b)
-        if not m:
-            continue
-        _, first, where = np.unique(np.r_[b["a"], b["b"]], return_index=True, return_inverse=True)
-        texts = np.r_[b.pop("ta"), b.pop("tb")][first]
-        prepared = method.prepare(list(texts))
-        where = where.reshape(-1)
-        sim = np.zeros(m, np.float32)
-        ok = np.zeros(m, np.bool_)
-        for lo in range(0, m, VERIFY_CHUNK):  # bounded memory, as on one machine
-            hi = min(m, lo + VERIFY_CHUNK)
-            sim[lo:hi], ok[lo:hi] = method.verify(
-                prepared, where[lo:hi], prepared, where[m + lo : m + hi]
+    prepared = method.prepare(list(texts))
+    _stats, chunks = candidate_chunks(keys, offsets)
+    checked = 0
+    for left, right in chunks:
+        checked += len(left)
+        for lo in range(0, len(left), VERIFY_CHUNK):
+            hi = min(len(left), lo + VERIFY_CHUNK)
+            sim, ok = method.verify(prepared, left[lo:hi], prepared, right[lo:hi])
+            yield (
+                "edges",
+                {
+                    "a": docs[left[lo:hi][ok]],
+                    "b": docs[right[lo:hi][ok]],
+                    "sim": sim[ok].astype(np.float32),
+                },
             )
-        out = {c: v[ok] for c, v in b.items()}
-        out["d"] = np.full(int(ok.sum()), -1, np.int16)
-        out["sim"] = sim[ok].astype(np.float32)
-        out["m"] = np.full(int(ok.sum()), AUTO, np.uint8)
-        yield out
+    yield "checked", checked
+
+
+def _one_each(batches: Iterator[Batch]) -> Iterator[Batch]:
+    """One of each verified pair (a pair judged in several partitions comes from each)."""
+    b = concat(batches)
+    if not size(b):
+        return
+    _, first = np.unique(b["code"], return_index=True)
+    n = len(first)
+    yield {
+        "a": b["a"][first],
+        "b": b["b"][first],
+        "d": np.full(n, -1, np.int16),
+        "sim": b["sim"][first],
+        "m": np.full(n, AUTO, np.uint8),
+    }
 
 
 def auto_edges(
@@ -125,15 +173,21 @@ def auto_edges(
     table = tables if tables is not None else fit_table(reps, method, n_reps)
     shared = reps.context.broadcast(table)
     rows = reps.mapPartitions(lambda it: _key_rows(it, options, shared))
-    candidates, _stats = candidate_edges(rows, max_posting=None, partitions=partitions)
-    candidates = candidates.persist(storage)
-    n_candidates = int(candidates.map(size).sum())
-    joined = with_texts(candidates, reps, partitions=partitions)
-    checked = joined.mapPartitions(lambda it: _verify(it, options, shared))
+    judged = route(rows, key="key", partitions=partitions).mapPartitions(
+        lambda it: _verified(it, options, shared)
+    )
+    judged = judged.persist(storage)
+    n_checked = int(tagged(judged, "checked").sum())
+    edges = tagged(judged, "edges").map(lambda e: {**e, "code": _code(e)})
+    checked = route(edges, key="code", partitions=partitions).mapPartitions(_one_each)
     info = {
         "distinct_texts": n_reps,
         "common_grams": len(table.values),
         "common_min_df": int(table.min_df),
-        "candidates": n_candidates,
+        "candidate_checks": n_checked,
     }
     return exact.union(checked), info, table
+
+
+def _code(edges: Batch) -> np.ndarray:
+    return (edges["a"].astype(np.uint64) << np.uint64(32)) | edges["b"].astype(np.uint64)

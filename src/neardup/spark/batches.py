@@ -41,11 +41,21 @@ def take(batch: Batch, index: np.ndarray) -> Batch:
     return {c: v[index] for c, v in batch.items()}
 
 
-def _split(batches: Iterator[Batch], key: str, partitions: int) -> Iterator[tuple[int, Batch]]:
+def targets(keys: np.ndarray, partitions: int, bounds: np.ndarray | None = None) -> np.ndarray:
+    """The partition of each key: by its hash, or with ``bounds`` (the sorted first key of
+    each partition) by range, so that partition order is key order."""
+    if bounds is not None:
+        return np.searchsorted(bounds, keys, side="right") - 1
+    return (mix64(keys) % np.uint64(partitions)).astype(np.int64)
+
+
+def _split(
+    batches: Iterator[Batch], key: str, partitions: int, bounds: np.ndarray | None = None
+) -> Iterator[tuple[int, Batch]]:
     for batch in batches:
         if not size(batch):
             continue
-        target = (mix64(batch[key]) % np.uint64(partitions)).astype(np.int64)
+        target = targets(batch[key], partitions, bounds)
         order = np.argsort(target, kind="stable")
         sorted_target = target[order]
         cuts = np.flatnonzero(np.diff(sorted_target)) + 1
@@ -59,13 +69,14 @@ def _merge(pairs: Iterator[tuple[int, Batch]]) -> Iterator[Batch]:
         yield merged
 
 
-def route(rdd: Any, *, key: str, partitions: int) -> Any:
-    """Shuffle an RDD of batches so that rows with equal ``key`` land in the same partition.
+def route(rdd: Any, *, key: str, partitions: int, bounds: np.ndarray | None = None) -> Any:
+    """Shuffle an RDD of batches so that rows with equal ``key`` land in the same partition
+    (by range with ``bounds``, see :func:`targets`).
 
     The result holds at most one batch per partition.
     """
     return (
-        rdd.mapPartitions(lambda it: _split(it, key, partitions))
+        rdd.mapPartitions(lambda it: _split(it, key, partitions, bounds))
         .partitionBy(partitions, lambda p: p)
         .mapPartitions(_merge, preservesPartitioning=True)
     )
@@ -81,9 +92,9 @@ def count_rows(rdd: Any) -> int:
 
 
 def _split_tagged(
-    batches: Iterator[Batch], tag: str, key: str, partitions: int
+    batches: Iterator[Batch], tag: str, key: str, partitions: int, bounds: np.ndarray | None
 ) -> Iterator[tuple[int, tuple[str, Batch]]]:
-    for target, batch in _split(batches, key, partitions):
+    for target, batch in _split(batches, key, partitions, bounds):
         yield target, (tag, batch)
 
 
@@ -94,14 +105,17 @@ def _merge_tagged(pairs: Iterator[tuple[int, tuple[str, Batch]]]) -> Iterator[di
     yield {tag: merged for tag, parts in by_tag.items() if (merged := concat(parts)) is not None}
 
 
-def cogroup(sides: dict[str, tuple[Any, str]], *, partitions: int) -> Any:
+def cogroup(
+    sides: dict[str, tuple[Any, str]], *, partitions: int, bounds: np.ndarray | None = None
+) -> Any:
     """Bring several RDDs of batches together by key: one ``{tag: batch}`` per partition.
 
     ``sides`` maps a tag to ``(rdd, key column)``; rows of every side whose keys are equal meet
-    in the same partition (a batch-wise co-group, the basis of the joins below).
+    in the same partition (a batch-wise co-group, the basis of the joins below); with
+    ``bounds``, partition ``k`` holds the keys of range ``k`` (see :func:`targets`).
     """
     parts = [
-        rdd.mapPartitions(lambda it, t=tag, k=key: _split_tagged(it, t, k, partitions))
+        rdd.mapPartitions(lambda it, t=tag, k=key: _split_tagged(it, t, k, partitions, bounds))
         for tag, (rdd, key) in sides.items()
     ]
     union = parts[0].context.union(parts)

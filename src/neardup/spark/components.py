@@ -20,14 +20,19 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import unique_sorted
+from ..cluster import connected_roots
 from .batches import Batch, concat, mix64, route, size
 
 MAX_ROUNDS = 200
+LOCAL_EDGES = 20_000_000  # edges (two int64 each: 320 MB) resolved by one executor at once
 
 
 def _unique_edges(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    key = np.unique(np.stack([a, b], axis=1), axis=0) if len(a) else np.empty((0, 2), np.int64)
-    return key[:, 0], key[:, 1]
+    """The distinct edges, sorted by ``(a, b)`` (positions fit in 32 bits, as everywhere in
+    the job: one 64-bit key per edge sorts faster than rows)."""
+    key = unique_sorted((a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64))
+    return (key >> np.uint64(32)).astype(np.int64), (key & np.uint64(0xFFFFFFFF)).astype(np.int64)
 
 
 def _group_min(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -89,12 +94,18 @@ def _checksum(batches: Iterator[Batch]) -> Iterator[tuple[int, int]]:
     yield int(lower.sum()), int(np.bitwise_xor.reduce(h)) if len(h) else 0
 
 
-def connected_components(edges: Any, *, partitions: int, storage: Any = None) -> Any:
+def connected_components(
+    edges: Any, *, partitions: int, storage: Any = None, edge_count: int | None = None
+) -> Any:
     """``(child, root)`` batches for every node that has an edge (columns ``a``, ``b``).
 
     ``edges`` is an RDD of batches with int64 columns ``a`` and ``b``. Nodes absent from the
-    result are their own root.
+    result are their own root. When ``edge_count`` says the edges fit one task (at most
+    ``LOCAL_EDGES``), one executor runs the local union-find over all of them: each round of
+    the iteration costs a few Spark stages, a union-find over millions of edges a second.
     """
+    if edge_count is not None and edge_count <= LOCAL_EDGES:
+        return edges.coalesce(1).mapPartitions(_local_roots)
     previous: tuple[int, int] | None = None
     current = edges
     cached: list[Any] = []
@@ -126,3 +137,17 @@ def _as_child_root(batches: Iterator[Batch]) -> Iterator[Batch]:
         keep = b["a"] != b["b"]
         a, c = b["a"][keep], b["b"][keep]
         yield {"child": np.maximum(a, c), "root": np.minimum(a, c)}
+
+
+def _local_roots(batches: Iterator[Batch]) -> Iterator[Batch]:
+    """The local union-find (:func:`neardup.cluster.connected_roots`) over every edge given:
+    each node's root is the smallest position of its component, as the iteration gives."""
+    b = concat(batches)
+    if not size(b):
+        return
+    nodes, at = np.unique(np.concatenate([b["a"], b["b"]]), return_inverse=True)
+    at = at.reshape(-1)
+    m = len(b["a"])
+    roots = connected_roots(len(nodes), at[:m], at[m:])
+    child = roots != np.arange(len(nodes))
+    yield {"child": nodes[child], "root": nodes[roots[child]]}

@@ -46,6 +46,7 @@ from .simhash import identical_groups, near_pairs, verified
 from .workers import worker_method
 
 CHUNK = 20_000
+MAX_DOCUMENTS = (1 << 32) - 1  # pairs and edges pack two positions into one 64-bit key
 
 
 def _prepare(
@@ -188,6 +189,12 @@ def spark_dedup(
         .persist(disk)
     )
     n = count_rows(prepared)
+    if n > MAX_DOCUMENTS:
+        raise InputError(
+            f"{n} documents: the job numbers documents in 32 bits (at most {MAX_DOCUMENTS}); "
+            "split the input into parts below that",
+            source=input_path,
+        )
     clock.lap(prepare_stage, f"{n} documents", then="find_pairs")
 
     # 3. candidate pairs and verification
@@ -200,14 +207,17 @@ def spark_dedup(
     clock.lap("find_pairs", f"{n_pairs} pairs", then="cluster")
 
     # 4. connected components, each resolved by the core clustering rule
-    roots, resolved = _clusters(prepared, edges, method=method, keep=keep, parts=parts, disk=disk)
+    roots, resolved = _clusters(
+        prepared, edges, method=method, keep=keep, parts=parts, disk=disk, edge_count=n_pairs
+    )
     clock.lap("cluster", f"{count_rows(resolved)} documents in components", then="write")
 
     # 5. assemble and write
-    table = assemble(spark, prepared, resolved)
+    table, duplicate_clusters = assemble(prepared, resolved, storage=disk)
     written = write_outputs(
         spark, table, rows, input_path=input_path, output_path=output_path, fmt=fmt
     )
+    written["duplicate_clusters"] = duplicate_clusters
     clock.lap("write")
     summary = _summary(
         input_path=input_path, fmt=fmt, method=method, config=config, keep=keep,
@@ -313,11 +323,16 @@ def _read(
     return rows, docs, records_read, reasons
 
 
-def _clusters(prepared: Any, edges: Any, *, method: str, keep: str, parts: int, disk: Any):
+def _clusters(
+    prepared: Any, edges: Any, *, method: str, keep: str, parts: int, disk: Any, edge_count: int
+):
     """Connected components of the verified edges, then each component's representatives by
     the core rule (:mod:`.resolve`); the roots and the resolved rows, cached."""
     roots = connected_components(
-        edges.map(lambda b: {"a": b["a"], "b": b["b"]}), partitions=parts, storage=disk
+        edges.map(lambda b: {"a": b["a"], "b": b["b"]}),
+        partitions=parts,
+        storage=disk,
+        edge_count=edge_count,
     )
     roots = route(roots, key="child", partitions=parts).mapPartitions(_one_root).persist(disk)
     resolved = resolve(prepared, roots, edges, method=method, keep=keep, partitions=parts)

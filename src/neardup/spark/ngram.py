@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from .. import _kernels
-from ..index.ngram import key_sets, sketch_keys
+from ..arrays import unique_sorted
+from ..index.ngram import candidate_chunks, key_sets, sketch_keys
 from ..methods.base import first_copies
 from ..normalize import encode_texts
 from ..pairs import method_code
@@ -66,41 +67,31 @@ def _key_rows(batches: Iterator[Batch], key_length: int, sketch: int | None) -> 
         yield {"key": values, "pos": np.repeat(b["pos"], np.diff(offsets))}
 
 
-def _pairs_of_groups(starts: np.ndarray, sizes: np.ndarray, pos: np.ndarray):
-    """All pairs within each group of rows ``[start, start + size)``, vectorised per size."""
-    left, right = [], []
-    for s in np.unique(sizes).tolist():
-        if s < 2:
-            continue
-        a, b = np.triu_indices(s, 1)
-        base = starts[sizes == s][:, None]
-        left.append(pos[(base + a).ravel()])
-        right.append(pos[(base + b).ravel()])
-    if not left:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(left), np.concatenate(right)
-
-
 def _candidates(batches: Iterator[Batch], max_posting: int | None) -> Iterator[tuple[str, Any]]:
+    """The candidate pairs of the keys routed here, by the core's compiled candidate pass
+    (:func:`neardup.index.ngram.candidate_chunks`) over this partition's postings: each pair
+    once per partition, in bounded chunks (a pair sharing keys of several partitions comes
+    from each; :func:`_decode` keeps one)."""
     b = concat(batches)
     if not size(b):
         return
-    order = np.lexsort((b["pos"], b["key"]))
-    key, pos = b["key"][order], b["pos"][order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    sizes = np.diff(np.r_[starts, len(key)])
-    ok = np.ones(len(sizes), bool) if max_posting is None else sizes <= max_posting
-    yield "stats", (len(sizes), int((~ok).sum()), int(sizes[~ok].sum()))
-    left, right = _pairs_of_groups(starts[ok], sizes[ok], pos)
-    code = np.unique((left.astype(np.uint64) << np.uint64(32)) | right.astype(np.uint64))
-    yield "pairs", {"code": code}
+    docs, local = np.unique(b["pos"], return_inverse=True)  # local ids in input order
+    local = local.reshape(-1)
+    order = np.argsort(local, kind="stable")
+    offsets = np.zeros(len(docs) + 1, np.int64)
+    np.cumsum(np.bincount(local, minlength=len(docs)), out=offsets[1:])
+    stats, chunks = candidate_chunks(b["key"][order], offsets, max_posting=max_posting)
+    yield "stats", (stats.keys, stats.pruned_keys, stats.pruned_postings)
+    for left, right in chunks:
+        code = (docs[left].astype(np.uint64) << np.uint64(32)) | docs[right].astype(np.uint64)
+        yield "pairs", {"code": code}
 
 
 def _decode(batches: Iterator[Batch]) -> Iterator[Batch]:
     b = concat(batches)
     if not size(b):
         return
-    code = np.unique(b["code"])
+    code = unique_sorted(b["code"])
     yield {
         "a": (code >> np.uint64(32)).astype(np.int64),
         "b": (code & np.uint64(0xFFFFFFFF)).astype(np.int64),

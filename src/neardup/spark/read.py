@@ -101,8 +101,9 @@ def checked_records(
     )
 
 
-def indexed_parquet_rows(spark: Any, path: str) -> Any:
-    """The input's Parquet rows as a DataFrame with a ``_number`` column (record numbers)."""
+def indexed_parquet_rows(spark: Any, path: str, *, keep: Any = None) -> Any:
+    """The input's Parquet rows in record order as a DataFrame; with ``keep`` (a predicate on
+    the 1-based record number) only the rows it keeps."""
     from pyspark.sql import functions as F
 
     df = spark.read.parquet(path)
@@ -110,8 +111,7 @@ def indexed_parquet_rows(spark: Any, path: str) -> Any:
         "*", F.col("_metadata.file_path").alias("_f"), F.col("_metadata.row_index").alias("_r")
     ).orderBy("_f", "_r")
     columns = df.columns
-    numbered = ordered.rdd.zipWithIndex().map(lambda ri: (*[ri[0][c] for c in columns], ri[1] + 1))
-    from pyspark.sql.types import LongType, StructField, StructType
-
-    schema = StructType([*df.schema.fields, StructField("_number", LongType(), False)])
-    return spark.createDataFrame(numbered, schema)
+    numbered = ordered.rdd.zipWithIndex()
+    if keep is not None:
+        numbered = numbered.filter(lambda ri: keep(ri[1] + 1))
+    return spark.createDataFrame(numbered.map(lambda ri: [ri[0][c] for c in columns]), df.schema)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import unique_sorted
 from ..dedup import cluster_result
 from ..pairs import PairSet
 from .batches import Batch, cogroup, lookup
@@ -21,7 +22,7 @@ from .batches import Batch, cogroup, lookup
 
 def _with_roots(b: Batch) -> Batch:
     """Component roots are not their own children: add a ``root -> root`` row for each."""
-    own = np.unique(b["root"])
+    own = unique_sorted(b["root"])
     return {"child": np.concatenate([b["child"], own]), "root": np.concatenate([b["root"], own])}
 
 
@@ -48,6 +49,7 @@ def _members(groups: Iterator[dict[str, Batch]], with_fingerprints: bool) -> Ite
             "pos": roots["child"],
             "root": roots["root"],
             "length": lookup(roots["child"], docs["pos"], docs["length"]),
+            "id": lookup(roots["child"], docs["pos"], docs["id"]),
         }
         if with_fingerprints:
             out["fp"] = lookup(roots["child"], docs["pos"], docs["fp"])
@@ -79,9 +81,14 @@ def _resolve(
             lengths=members["length"][order],
             fingerprints=members["fp"][order] if with_fingerprints else None,
         )
+        rep = result.clusters.representative  # local: a cluster lies in its component
+        first = np.full(len(pos), len(pos), np.int64)
+        np.minimum.at(first, rep, np.arange(len(pos)))
         yield {
             "pos": pos,
-            "rep": pos[result.clusters.representative],
+            "rep": pos[rep],
+            "first": pos[first[rep]],
+            "rep_id": members["id"][order][rep],
             "distance": result.distance_to_representative,
             "similarity": result.similarity_to_representative,
             "code": result.method_to_representative,
@@ -91,9 +98,10 @@ def _resolve(
 def resolve(
     prepared: Any, roots: Any, edges: Any, *, method: str, keep: str, partitions: int
 ) -> Any:
-    """Batches ``pos, rep, distance, similarity, code`` for every document in a component."""
+    """Batches ``pos, rep, first, rep_id, distance, similarity, code`` for every document in a
+    component (``first``: the first member of its cluster; ``rep_id``: the representative's id)."""
     with_fingerprints = method == "simhash"
-    columns = ["pos", "length", *(["fp"] if with_fingerprints else [])]
+    columns = ["pos", "length", "id", *(["fp"] if with_fingerprints else [])]
     docs = prepared.map(lambda b: {k: b[k] for k in columns})
     roots = roots.map(_with_roots)
     rooted = cogroup(

@@ -1,127 +1,207 @@
-"""Assembling the clusters table with Spark SQL and writing the outputs to any Hadoop path."""
+"""The clusters table in input order, and the outputs written to any Hadoop path.
+
+The table is built from columnar batches (no Python object per document, no Spark SQL join,
+no global sort): documents meet their cluster evidence by position range, the ranges of the
+input partitions, so the part files come out in input order. The kept records are the input's
+own lines (or Parquet rows) selected by a broadcast bit per record."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from ..pairs import METHODS
+from ..arrays import unique_sorted
+from .batches import Batch, cogroup, size, targets
 from .read import SKIP, indexed_parquet_rows
 
-CLUSTER_COLUMNS = ("id", "cluster_id", "representative_id", "distance", "similarity", "method")
+_NO_ROWS: Batch = {
+    "id": np.empty(0, object),
+    "cluster_id": np.empty(0, np.int64),
+    "representative_id": np.empty(0, object),
+    "distance": np.empty(0, np.int64),
+    "similarity": np.empty(0, np.float32),
+    "code": np.empty(0, np.int64),
+    "is_rep": np.empty(0, np.bool_),
+}
 
 
-def _doc_rows(b: dict[str, np.ndarray]):
-    fps = b["fp"].view(np.int64).tolist() if "fp" in b else [None] * len(b["pos"])
-    return zip(
-        b["pos"].tolist(),
-        b["number"].tolist(),
-        b["id"].tolist(),
-        fps,
-        b["length"].tolist(),
-        strict=True,
-    )
+def range_bounds(prepared: Any) -> np.ndarray:
+    """The first position of each non-empty partition of ``prepared`` (which holds consecutive
+    positions in input order), sorted: the bounds of a range partitioning in input order."""
+
+    def first(batches: Iterator[Batch]) -> Iterator[int]:
+        lows = [int(b["pos"].min()) for b in batches if size(b)]
+        if lows:
+            yield min(lows)
+
+    return np.array(sorted(prepared.mapPartitions(first).collect()), np.int64)
 
 
-def _resolved_rows(b: dict[str, np.ndarray]):
-    dist = [None if x < 0 else x for x in b["distance"].astype(int).tolist()]
-    sim = [None if x != x else x for x in b["similarity"].astype(float).tolist()]
-    return zip(b["pos"].tolist(), b["rep"].tolist(), dist, sim, b["code"].tolist(), strict=True)
+def _later_members(b: Batch) -> Batch:
+    """The positions that are not the first member of their cluster."""
+    return {"pos": b["pos"][b["first"] != b["pos"]]}
 
 
-def assemble(spark: Any, prepared: Any, resolved: Any) -> Any:
-    """DataFrame ``pos, number, rep`` and the clusters columns, one row per document.
+def _before(groups: Iterator[dict[str, Batch]], part: int, prefix: np.ndarray):
+    """Each row with its cluster id: clusters are numbered by their first member in input
+    order, so the id of a cluster first at ``f`` is ``f`` minus the later members before ``f``
+    (those of earlier ranges, ``prefix``, and those of this range)."""
+    for g in groups:
+        rows = g.get("rows")
+        if not size(rows):
+            continue
+        later = np.sort(g["later"]["pos"]) if size(g.get("later")) else np.empty(0, np.int64)
+        first = rows["first"]
+        rows["cluster_id"] = first - prefix[part] - np.searchsorted(later, first)
+        yield rows
+
+
+def _table(groups: Iterator[dict[str, Batch]], part: int, prefix: np.ndarray) -> Iterator[Batch]:
+    """One range of documents in input order with the columns of ``clusters.csv``: a document
+    outside every component represents itself."""
+    for g in groups:
+        docs = g.get("docs")
+        if not size(docs):
+            continue
+        order = np.argsort(docs["pos"], kind="stable")
+        pos = docs["pos"][order]
+        ids = docs["id"][order]
+        n = len(pos)
+        later = np.sort(g["later"]["pos"]) if size(g.get("later")) else np.empty(0, np.int64)
+        out = {
+            "pos": pos,
+            "number": docs["number"][order],
+            "id": ids,
+            "cluster_id": pos - prefix[part] - np.searchsorted(later, pos),
+            "representative_id": ids.copy(),
+            "distance": np.zeros(n, np.int64),
+            "similarity": np.full(n, np.nan, np.float32),
+            "code": np.zeros(n, np.int64),
+            "is_rep": np.ones(n, np.bool_),
+        }
+        rows = g.get("rows")
+        if size(rows):
+            at = np.searchsorted(pos, rows["pos"])
+            out["cluster_id"][at] = rows["cluster_id"]
+            out["representative_id"][at] = rows["rep_id"]
+            out["distance"][at] = rows["distance"]
+            out["similarity"][at] = rows["similarity"]
+            out["code"][at] = rows["code"]
+            out["is_rep"][at] = rows["rep"] == rows["pos"]
+        yield out
+
+
+def assemble(prepared: Any, resolved: Any, *, storage: Any) -> tuple[Any, int]:
+    """Batches of documents in input order, one per range, with the columns of the local
+    ``clusters.csv`` (see :func:`_table`), cached; and the number of duplicate clusters.
 
     ``resolved`` holds, for every document in a component, the representative and evidence the
-    core's clustering gave (:mod:`neardup.spark.resolve`); other documents represent themselves.
-    Clusters are numbered by their first member, as :func:`neardup.cluster.clusters_from_representatives`.
+    core's clustering gave (:mod:`neardup.spark.resolve`). Every step is a batch-wise co-group
+    by position range: no Python object per document, no global sort.
     """
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import (
-        FloatType,
-        IntegerType,
-        LongType,
-        StringType,
-        StructField,
-        StructType,
+    bounds = range_bounds(prepared)
+    ranges = len(bounds)
+    if not ranges:
+        return prepared.context.emptyRDD(), 0
+    later = resolved.map(_later_members)
+    counts = later.map(
+        lambda b: np.bincount(targets(b["pos"], ranges, bounds), minlength=ranges)
+    ).fold(np.zeros(ranges, np.int64), np.add)
+    prefix = np.r_[0, np.cumsum(counts)[:-1]]
+    numbered = cogroup(
+        {"rows": (resolved, "first"), "later": (later, "pos")}, partitions=ranges, bounds=bounds
+    ).mapPartitionsWithIndex(lambda k, it: _before(it, k, prefix))
+    docs = prepared.map(lambda b: {"pos": b["pos"], "number": b["number"], "id": b["id"]})
+    table = cogroup(
+        {"docs": (docs, "pos"), "rows": (numbered, "pos"), "later": (later, "pos")},
+        partitions=ranges,
+        bounds=bounds,
+    ).mapPartitionsWithIndex(lambda k, it: _table(it, k, prefix))
+    duplicate_clusters = int(
+        resolved.map(lambda b: len(unique_sorted(b["rep"][b["rep"] != b["pos"]]))).sum()
     )
+    return table.persist(storage), duplicate_clusters
 
-    docs = spark.createDataFrame(
-        prepared.flatMap(_doc_rows),
-        StructType(
-            [
-                StructField("pos", LongType(), False),
-                StructField("number", LongType(), False),
-                StructField("id", StringType(), False),
-                StructField("fp", LongType(), True),
-                StructField("length", LongType(), False),
-            ]
-        ),
+
+def _csv(b: Batch) -> bytes:
+    """A range of ``clusters.csv`` with its header (a part file), as the local run writes it."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    from ..frames import evidence_columns
+
+    evidence = evidence_columns(b["distance"], b["similarity"], b["code"], b["is_rep"])
+    evidence["method"] = pc.fill_null(evidence["method"], "")  # "" for a representative
+    table = pa.table(
+        {
+            "id": pa.array(b["id"], pa.string()),
+            "cluster_id": pa.array(b["cluster_id"], pa.int64()),
+            "representative_id": pa.array(b["representative_id"], pa.string()),
+            **{c: evidence[c] for c in ("distance", "similarity", "method")},
+        }
     )
-    found = spark.createDataFrame(
-        resolved.flatMap(_resolved_rows),
-        StructType(
-            [
-                StructField("pos", LongType(), False),
-                StructField("r", LongType(), False),
-                StructField("rd", IntegerType(), True),
-                StructField("rs", FloatType(), True),
-                StructField("rc", IntegerType(), False),
-            ]
-        ),
-    )
-    d = docs.join(found, "pos", "left").withColumn("rep", F.coalesce("r", "pos"))
-    firsts = d.groupBy("rep").agg(F.min("pos").alias("first"))
-    rank = firsts.select("first").rdd.map(lambda r: r[0]).sortBy(lambda x: x).zipWithIndex()
-    d = d.join(firsts, "rep").join(
-        spark.createDataFrame(rank, "first long, cluster_id long"), "first"
-    )
-    reps = docs.select(F.col("pos").alias("rep"), F.col("id").alias("representative_id"))
-    d = d.join(reps, "rep")
-    is_member = F.col("pos") != F.col("rep")
-    names = F.array(*[F.lit(x) for x in METHODS])
-    d = (
-        d.withColumn("distance", F.when(is_member, F.col("rd")).otherwise(F.lit(0)).cast("int"))
-        .withColumn("similarity", F.when(is_member, F.col("rs")).cast("float"))
-        .withColumn(
-            "method", F.when(is_member, F.element_at(names, F.col("rc") + 1)).otherwise(F.lit(""))
-        )
-    )
-    return d.select("pos", "number", "rep", *CLUSTER_COLUMNS)
+    buffer = io.BytesIO()
+    pcsv.write_csv(table, buffer)
+    return buffer.getvalue().removesuffix(b"\n")
+
+
+def _kept_segment(b: Batch) -> tuple[int, int, bytes]:
+    """``(first record number, count, packed bits)``: which records of this range are kept."""
+    numbers = b["number"]
+    lo = int(numbers.min())
+    bits = np.zeros(int(numbers.max()) - lo + 1, np.bool_)
+    bits[numbers[b["is_rep"]] - lo] = True
+    return lo, len(bits), np.packbits(bits).tobytes()
+
+
+def kept_records(table: Any) -> np.ndarray:
+    """A bit per record number (1-based; packed, ``np.packbits`` order): 1 for a kept record.
+    The driver holds one bit per record (12.5 MB for 100 million)."""
+    segments = table.map(_kept_segment).collect()
+    total = max((lo + count for lo, count, _ in segments), default=1)
+    bits = np.zeros(total, np.bool_)
+    for lo, count, packed in segments:
+        bits[lo : lo + count] |= np.unpackbits(np.frombuffer(packed, np.uint8), count=count) > 0
+    return np.packbits(bits)
+
+
+def _is_kept(bits: np.ndarray, number: int) -> bool:
+    byte = number >> 3
+    return byte < len(bits) and bool(bits[byte] & (0x80 >> (number & 7)))
 
 
 def write_outputs(
     spark: Any, table: Any, rows: Any, *, input_path: str, output_path: str, fmt: str
 ) -> dict[str, int]:
-    """Write kept records, the clusters table and the skipped records; return counts."""
+    """Write the clusters table, the kept records (input format, input order, each record's
+    bytes unchanged) and the skipped records; return counts. ``table`` is :func:`assemble`'s."""
     import orjson
-    from pyspark.sql import functions as F
 
     out = output_path.rstrip("/")
-    table = table.persist()
-    table.orderBy("pos").select(*CLUSTER_COLUMNS).write.mode("overwrite").option(
-        "header", True
-    ).option("emptyValue", '""').csv(out + "/clusters")
-    kept_numbers = table.filter(F.col("pos") == F.col("rep")).select("number")
-    n_kept = kept_numbers.count()
-    sizes = table.groupBy("rep").count()
-    duplicate_clusters = sizes.filter(F.col("count") > 1).count()
-    if fmt == "parquet":
-        source = indexed_parquet_rows(spark, input_path)
-        kept = source.join(kept_numbers.withColumnRenamed("number", "_number"), "_number")
-        kept.orderBy("_number").drop("_number").write.mode("overwrite").parquet(out + "/kept")
+    for part in ("clusters", "kept", "skipped"):
+        delete(spark, f"{out}/{part}")
+    sc = spark.sparkContext
+    if table.isEmpty():  # the header alone, as the local run writes it
+        write_text(spark, f"{out}/clusters/part-00000.csv", _csv(_NO_ROWS).decode() + "\n")
     else:
-        lines = spark.sparkContext.textFile(input_path, use_unicode=False).zipWithIndex()
-        line_df = spark.createDataFrame(
-            lines.map(lambda x: (x[1] + 1, bytearray(x[0]))), "number long, line binary"
-        )
-        kept = line_df.join(kept_numbers, "number").orderBy("number")
-        writer = kept.select(F.col("line").cast("string").alias("value")).write.mode("overwrite")
-        if input_path.endswith(".gz"):
-            writer = writer.option("compression", "gzip")
-        writer.text(out + "/kept")
-    delete(spark, out + "/skipped")
+        table.map(_csv).saveAsTextFile(f"{out}/clusters")
+        _name_parts(spark, f"{out}/clusters", ".csv")
+    n_kept = int(table.map(lambda b: int(b["is_rep"].sum())).sum())
+    bits = sc.broadcast(kept_records(table))
+    if fmt == "parquet":
+        kept = indexed_parquet_rows(spark, input_path, keep=lambda n: _is_kept(bits.value, n))
+        kept.write.mode("overwrite").parquet(out + "/kept")
+    else:
+        lines = sc.textFile(input_path, use_unicode=False).zipWithIndex()
+        kept_lines = lines.filter(lambda x: _is_kept(bits.value, x[1] + 1)).map(lambda x: x[0])
+        codec = "org.apache.hadoop.io.compress.GzipCodec" if input_path.endswith(".gz") else None
+        kept_lines.saveAsTextFile(out + "/kept", compressionCodecClass=codec)
+    bits.unpersist()
     skipped = rows.filter(lambda r: r[1] == SKIP)
     if not skipped.isEmpty():
         skipped.sortBy(lambda r: r[0]).map(
@@ -130,7 +210,17 @@ def write_outputs(
             ).decode()
         ).saveAsTextFile(out + "/skipped")
     table.unpersist()
-    return {"kept": n_kept, "clusters": n_kept, "duplicate_clusters": duplicate_clusters}
+    return {"kept": n_kept, "clusters": n_kept}
+
+
+def _name_parts(spark: Any, directory: str, suffix: str) -> None:
+    """Give the part files of ``directory`` the ``suffix`` of their format."""
+    fs, hpath = _fs(spark, directory)
+    jvm = spark.sparkContext._jvm
+    for status in fs.listStatus(hpath):
+        path = status.getPath()
+        if path.getName().startswith("part-"):
+            fs.rename(path, jvm.org.apache.hadoop.fs.Path(path.toString() + suffix))
 
 
 def _fs(spark: Any, path: str):
