@@ -41,7 +41,10 @@ def _spark(spark, tmp_path, source, **options):
     from neardup.spark.job import spark_dedup
 
     out = tmp_path / "spark"
+    cached = set(spark.sparkContext._jsc.getPersistentRDDs().keys())
     summary = spark_dedup(spark, source, str(out), **options)
+    # nothing the job cached stays cached (a session runs many jobs)
+    assert set(spark.sparkContext._jsc.getPersistentRDDs().keys()) <= cached
     return out, summary
 
 

@@ -91,9 +91,10 @@ def _key_rows(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[
             }
 
 
-def _sharing(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(docs, texts, offsets)``: the positions, texts and key offsets of the texts that share
-    a key with another text of the partition (the others have no candidate here), in order."""
+def _sharing(b: Batch) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """``(docs, texts, (keys, offsets))``: the positions and texts of the texts that share a key
+    with another text of the partition (the others have no candidate here), in input order, and
+    those shared keys per text."""
     _, key_at, key_count = np.unique(b["key"], return_inverse=True, return_counts=True)
     shared = key_count[key_at.reshape(-1)] > 1
     docs, first, local = np.unique(b["pos"], return_index=True, return_inverse=True)
@@ -108,9 +109,12 @@ def _sharing(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return docs[wanted], b["norm"][first[wanted]], (b["key"][order], offsets)
 
 
-def _verified(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
-    """The verified pairs among the texts of this partition's keys: candidates by the core's
-    candidate pass, judged chunk by chunk with the copy rule (memory bounded as locally)."""
+def _verified(
+    batches: Iterator[Batch], options: dict, tables: Any
+) -> Iterator[tuple[str, Batch | int]]:
+    """``("edges", batch)`` items, the verified pairs among the texts of this partition's keys
+    (candidates by the core's candidate pass, judged chunk by chunk with the copy rule: memory
+    bounded as locally), then ``("checked", number of candidates judged)``."""
     b = concat(batches)
     if not size(b):
         return

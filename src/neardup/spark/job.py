@@ -168,6 +168,7 @@ def spark_dedup(
     if not input_exists(spark, input_path):
         raise InputError("no such file or directory", source=input_path)
     sc = spark.sparkContext
+    held_before = set(sc._jsc.getPersistentRDDs().keys())
     parts = partitions or max(2 * sc.defaultParallelism, 2)
     disk = StorageLevel.MEMORY_AND_DISK
     spark.conf.set("spark.sql.shuffle.partitions", str(parts))
@@ -207,7 +208,7 @@ def spark_dedup(
     clock.lap("find_pairs", f"{n_pairs} pairs", then="cluster")
 
     # 4. connected components, each resolved by the core clustering rule
-    roots, resolved = _clusters(
+    resolved = _clusters(
         prepared, edges, method=method, keep=keep, parts=parts, disk=disk, edge_count=n_pairs
     )
     clock.lap("cluster", f"{count_rows(resolved)} documents in components", then="write")
@@ -226,9 +227,16 @@ def spark_dedup(
         written=written, seconds=clock.seconds, table=common,
     )  # fmt: skip
     _write_summary(spark, output_path, summary, common)
-    for cached in (rows, prepared, edges, roots, resolved):
-        cached.unpersist()
+    _release(sc, held_before)
     return summary
+
+
+def _release(sc: Any, held_before: set[int]) -> None:
+    """Unpersist every RDD the job cached (whichever stage cached it), so that a session that
+    runs several jobs does not keep their data."""
+    for rdd_id, rdd in sc._jsc.getPersistentRDDs().items():
+        if rdd_id not in held_before:
+            rdd.unpersist(False)
 
 
 def _edges(
@@ -327,7 +335,7 @@ def _clusters(
     prepared: Any, edges: Any, *, method: str, keep: str, parts: int, disk: Any, edge_count: int
 ):
     """Connected components of the verified edges, then each component's representatives by
-    the core rule (:mod:`.resolve`); the roots and the resolved rows, cached."""
+    the core rule (:mod:`.resolve`); the resolved rows, cached."""
     roots = connected_components(
         edges.map(lambda b: {"a": b["a"], "b": b["b"]}),
         partitions=parts,
@@ -336,7 +344,7 @@ def _clusters(
     )
     roots = route(roots, key="child", partitions=parts).mapPartitions(_one_root).persist(disk)
     resolved = resolve(prepared, roots, edges, method=method, keep=keep, partitions=parts)
-    return roots, resolved.persist(disk)
+    return resolved.persist(disk)
 
 
 def _summary(
