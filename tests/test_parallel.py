@@ -108,6 +108,27 @@ def test_value_counts_on_threads_equal_numpy_unique(monkeypatch):
     assert len(empty[0]) == len(empty[1]) == 0
 
 
+@pytest.mark.parametrize("common", [0.01, 0.9], ids=["few common values", "mostly common"])
+def test_frequent_values_equal_counting_every_value(monkeypatch, common):
+    """The bucket prefilter is exact on both of its paths (a few heavy buckets, as for Chinese
+    grams; most values in heavy buckets, as for English), in chunks and on threads."""
+    monkeypatch.setattr(auto, "FREQUENT_CHUNK", 777)
+    rng = np.random.default_rng(5)
+    frequent = rng.integers(0, 2**64, 40, dtype=np.uint64)
+    rare = rng.integers(0, 2**64, 30_000, dtype=np.uint64)
+    n = 40_000
+    k = int(common * n)
+    values = np.concatenate([rng.choice(frequent, k), rng.choice(rare, n - k)])
+    rng.shuffle(values)
+    uniq, counts = np.unique(values, return_counts=True)
+    for floor in (1, 20, 150, 5_000):
+        want = uniq[counts > floor]
+        for workers in (1, 3):
+            got = auto.frequent_values(values, floor, workers=workers)
+            assert got.dtype == np.uint64 and np.array_equal(got, want), (floor, workers)
+    assert len(auto.frequent_values(values[:0], 100)) == 0
+
+
 def test_dedup_workers_write_identical_outputs(tmp_path):
     outs = []
     for workers in ("1", "2"):

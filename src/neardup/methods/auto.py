@@ -61,6 +61,7 @@ MATCH_KINDS = ("copy", "text")
 VERIFY_CHUNK = 250_000  # candidate pairs per verification chunk (memory; threads share chunks)
 DOCS_CHUNK = 2_048  # texts per chunk when preparing them (threads share chunks)
 PARALLEL_UNIQUE = 1 << 20  # values at which the common-gram count is split over threads
+FREQUENT_CHUNK = 1 << 22  # gram hashes bucketed at once when the common grams are counted
 COMPARE_CHUNK = 65_536  # texts made comparable at a time (bounds the encoded arrays)
 POSSIBLE_CHUNK = 4_000_000  # pairs that can pass held before they are verified (memory)
 SAMPLE_RATE = 8  # a consistent 1-in-8 sample of rare grams rules out most candidates early
@@ -155,8 +156,7 @@ class CommonGrams:
         """Grams held by more than ``max(common_min_df, common_share · N)`` of the N sets."""
         n = len(offsets) - 1
         min_df = max(config.common_min_df, int(config.common_share * n))
-        uniq, counts = _value_counts(values, workers=workers)
-        return cls(uniq[counts > min_df].astype(np.uint64), n, min_df)
+        return cls(frequent_values(values, min_df, workers=workers), n, min_df)
 
     def digest(self) -> str:
         """A short identity of the table (persisted with stores built on it)."""
@@ -803,6 +803,32 @@ def _sample(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.nda
     new = np.zeros_like(offsets)
     np.cumsum(np.bincount(doc[keep], minlength=len(offsets) - 1), out=new[1:])
     return values[keep], new
+
+
+def frequent_values(values: np.ndarray, floor: int, *, workers: int = 1) -> np.ndarray:
+    """The values (uint64 hashes) that occur more than ``floor`` times, sorted — exactly, without
+    sorting them all: a value occurring more than ``floor`` times lies in a bucket (by its low
+    bits) counted more than ``floor`` times, and only the values of such buckets are sorted and
+    counted. Hashes spread evenly over the buckets (about ``floor / 4`` values each, 2^10 to
+    2^24 buckets), so almost every bucket is light."""
+    values = np.asarray(values, np.uint64)
+    bits = int(np.clip(np.ceil(np.log2(max(1, 4 * len(values) // max(floor, 1)))), 10, 24))
+    mask = np.uint64((1 << bits) - 1)
+    ranges = chunk_ranges(len(values), FREQUENT_CHUNK)
+
+    def count(lo: int, hi: int) -> np.ndarray:
+        return np.bincount((values[lo:hi] & mask).astype(np.intp), minlength=1 << bits)
+
+    parts = map_ranges(count, len(values), size=FREQUENT_CHUNK, workers=workers)
+    total = np.sum(parts, axis=0) if parts else np.zeros(1 << bits, np.int64)
+    del parts
+    heavy = total > floor
+    if 2 * int(total[heavy].sum()) > len(values):  # most values are common (English text)
+        uniq, counts = _value_counts(values, workers=workers)
+    else:  # weibo_ced_zh: 3 % of the values are in heavy buckets, cctv_xwlb_news_zh: 30 %
+        held = [values[lo:hi][heavy[(values[lo:hi] & mask).astype(np.intp)]] for lo, hi in ranges]
+        uniq, counts = _value_counts(_concat(held, np.uint64), workers=workers)
+    return uniq[counts > floor].astype(np.uint64)
 
 
 def _value_counts(values: np.ndarray, *, workers: int) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..arrays import unique_sorted
 from ..index.ngram import candidate_chunks
-from ..methods.auto import VERIFY_CHUNK, AutoMethod, CommonGrams, gram_sets
+from ..methods.auto import VERIFY_CHUNK, AutoMethod, CommonGrams, frequent_values, gram_sets
 from ..pairs import method_code
 from .batches import Batch, concat, route, size, tagged
 from .ngram import exact_groups
@@ -42,8 +42,7 @@ def _frequent(batches: Iterator[Batch], gram: int, floor: int) -> Iterator[np.nd
     """The grams held by more than ``floor`` of this partition's texts."""
     parts = [gram_sets(list(b["norm"]), gram)[0] for b in batches if size(b)]
     if parts:
-        grams, counts = np.unique(np.concatenate(parts), return_counts=True)
-        yield grams[counts > floor]
+        yield frequent_values(np.concatenate(parts), floor)
 
 
 def _counts_of(batches: Iterator[Batch], gram: int, wanted: Any) -> Iterator[np.ndarray]:
