@@ -42,6 +42,12 @@ def chunk_ranges(n: int, size: int) -> list[tuple[int, int]]:
     return [(lo, min(lo + size, n)) for lo in range(0, n, size)]
 
 
+def per_worker(n: int, workers: int) -> int:
+    """Items per thread when ``n`` items are split once over ``workers`` (for work whose result
+    does not depend on where it is cut)."""
+    return max(1, -(-n // max(1, workers)))
+
+
 def map_ranges(function: Callable[[int, int], T], n: int, *, size: int, workers: int) -> list[T]:
     """``function(lo, hi)`` over the chunks of ``range(n)``, on up to ``workers`` threads;
     the results in chunk order."""

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _kernels
 from ..features import char_ngrams
 from ..normalize import encode_texts
-from ..parallel import map_ranges
+from ..parallel import map_ranges, per_worker
 
 CHUNK_PAIRS = 4_000_000  # candidate pairs per chunk, at most (one document's may be more)
 
@@ -128,7 +128,7 @@ def candidate_chunks(
         none = np.empty(0, np.int64)
         _kernels.key_candidates(*postings, lo, hi, none, none, before[lo + 1 : hi + 1])
 
-    map_ranges(count, n, size=_share(n, workers), workers=workers)  # the counting pass
+    map_ranges(count, n, size=per_worker(n, workers), workers=workers)  # the counting pass
     np.cumsum(before, out=before)
 
     def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -147,18 +147,13 @@ def candidate_chunks(
                     *postings, x0, x1, left[s0:s1], right[s0:s1], np.empty(b - a, np.int64)
                 )
 
-            map_ranges(part, hi - lo, size=_share(hi - lo, workers), workers=workers)
+            map_ranges(part, hi - lo, size=per_worker(hi - lo, workers), workers=workers)
             yield left, right
             lo = hi
 
     pruned = ~key_ok
     stats = CandidateStats(n, len(uniq), int(pruned.sum()), int(counts[pruned].sum()), 0)
     return stats, chunks()
-
-
-def _share(n: int, workers: int) -> int:
-    """Documents per thread: the work split once over ``workers`` (the result is the same)."""
-    return max(1, -(-n // max(1, workers)))
 
 
 class NgramIndex:

@@ -53,7 +53,7 @@ from ..normalize import (
     normalize_many,
 )
 from ..pairs import PairSet
-from ..parallel import chunk_ranges, map_ranges
+from ..parallel import chunk_ranges, map_ranges, per_worker
 from ..variants import fold_traditional
 from .base import exact_copy_pairs, identical_groups
 
@@ -62,6 +62,7 @@ VERIFY_CHUNK = 250_000  # candidate pairs per verification chunk (memory; thread
 DOCS_CHUNK = 2_048  # texts per chunk when preparing them (threads share chunks)
 PARALLEL_UNIQUE = 1 << 20  # values at which the common-gram count is split over threads
 FREQUENT_CHUNK = 1 << 22  # gram hashes bucketed at once when the common grams are counted
+FREQUENT_MIN_FLOOR = 16  # below it, the common grams are counted without the bucket prefilter
 COMPARE_CHUNK = 65_536  # texts made comparable at a time (bounds the encoded arrays)
 POSSIBLE_CHUNK = 4_000_000  # pairs that can pass held before they are verified (memory)
 SAMPLE_RATE = 8  # a consistent 1-in-8 sample of rare grams rules out most candidates early
@@ -810,24 +811,39 @@ def frequent_values(values: np.ndarray, floor: int, *, workers: int = 1) -> np.n
     sorting them all: a value occurring more than ``floor`` times lies in a bucket (by its low
     bits) counted more than ``floor`` times, and only the values of such buckets are sorted and
     counted. Hashes spread evenly over the buckets (about ``floor / 4`` values each, 2^10 to
-    2^24 buckets), so almost every bucket is light."""
+    2^22 buckets), so almost every bucket is light. A floor under ``FREQUENT_MIN_FLOOR`` (a
+    Spark partition's share of it, say) leaves few light buckets: everything is counted."""
     values = np.asarray(values, np.uint64)
-    bits = int(np.clip(np.ceil(np.log2(max(1, 4 * len(values) // max(floor, 1)))), 10, 24))
+    if floor < FREQUENT_MIN_FLOOR:
+        return _frequent_of_all(values, floor, workers)
+    bits = int(np.clip(np.ceil(np.log2(max(1, 4 * len(values) // floor))), 10, 22))
     mask = np.uint64((1 << bits) - 1)
-    ranges = chunk_ranges(len(values), FREQUENT_CHUNK)
 
-    def count(lo: int, hi: int) -> np.ndarray:
-        return np.bincount((values[lo:hi] & mask).astype(np.intp), minlength=1 << bits)
+    def count(lo: int, hi: int) -> np.ndarray:  # one thread's share, a chunk at a time
+        total = np.zeros(1 << bits, np.int64)
+        for a, b in chunk_ranges(hi - lo, FREQUENT_CHUNK):
+            chunk = values[lo + a : lo + b]
+            total += np.bincount((chunk & mask).astype(np.intp), minlength=1 << bits)
+        return total
 
-    parts = map_ranges(count, len(values), size=FREQUENT_CHUNK, workers=workers)
-    total = np.sum(parts, axis=0) if parts else np.zeros(1 << bits, np.int64)
-    del parts
+    total = np.zeros(1 << bits, np.int64)
+    for part in map_ranges(
+        count, len(values), size=per_worker(len(values), workers), workers=workers
+    ):
+        total += part
     heavy = total > floor
     if 2 * int(total[heavy].sum()) > len(values):  # most values are common (English text)
-        uniq, counts = _value_counts(values, workers=workers)
-    else:  # weibo_ced_zh: 3 % of the values are in heavy buckets, cctv_xwlb_news_zh: 30 %
-        held = [values[lo:hi][heavy[(values[lo:hi] & mask).astype(np.intp)]] for lo, hi in ranges]
-        uniq, counts = _value_counts(_concat(held, np.uint64), workers=workers)
+        return _frequent_of_all(values, floor, workers)
+    # weibo_ced_zh: 3 % of the values are in heavy buckets, cctv_xwlb_news_zh: 30 %
+    held = [
+        values[lo:hi][heavy[(values[lo:hi] & mask).astype(np.intp)]]
+        for lo, hi in chunk_ranges(len(values), FREQUENT_CHUNK)
+    ]
+    return _frequent_of_all(_concat(held, np.uint64), floor, workers)
+
+
+def _frequent_of_all(values: np.ndarray, floor: int, workers: int) -> np.ndarray:
+    uniq, counts = _value_counts(values, workers=workers)
     return uniq[counts > floor].astype(np.uint64)
 
 

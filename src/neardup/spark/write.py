@@ -150,24 +150,25 @@ def _csv(b: Batch) -> bytes:
     return buffer.getvalue().removesuffix(b"\n")
 
 
-def _kept_segment(b: Batch) -> tuple[int, int, bytes]:
-    """``(first record number, count, packed bits)``: which records of this range are kept."""
+def _kept_segment(b: Batch) -> tuple[int, bytes]:
+    """``(first byte, packed bits)``: which records of this range are kept, one bit per record
+    number (``np.packbits`` order), from a whole byte on so that the driver ORs bytes."""
     numbers = b["number"]
-    lo = int(numbers.min())
+    lo = int(numbers.min()) & ~7
     bits = np.zeros(int(numbers.max()) - lo + 1, np.bool_)
     bits[numbers[b["is_rep"]] - lo] = True
-    return lo, len(bits), np.packbits(bits).tobytes()
+    return lo >> 3, np.packbits(bits).tobytes()
 
 
 def kept_records(table: Any) -> np.ndarray:
     """A bit per record number (1-based; packed, ``np.packbits`` order): 1 for a kept record.
     The driver holds one bit per record (12.5 MB for 100 million)."""
     segments = table.map(_kept_segment).collect()
-    total = max((lo + count for lo, count, _ in segments), default=1)
-    bits = np.zeros(total, np.bool_)
-    for lo, count, packed in segments:
-        bits[lo : lo + count] |= np.unpackbits(np.frombuffer(packed, np.uint8), count=count) > 0
-    return np.packbits(bits)
+    size_ = max((start + len(packed) for start, packed in segments), default=1)
+    bits = np.zeros(size_, np.uint8)
+    for start, packed in segments:
+        bits[start : start + len(packed)] |= np.frombuffer(packed, np.uint8)
+    return bits
 
 
 def _is_kept(bits: np.ndarray, number: int) -> bool:
