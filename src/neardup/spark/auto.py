@@ -31,7 +31,7 @@ from ..arrays import unique_sorted
 from ..index.ngram import candidate_chunks
 from ..methods.auto import VERIFY_CHUNK, AutoMethod, CommonGrams, frequent_values, gram_sets
 from ..pairs import method_code
-from .batches import Batch, concat, route, size, tagged
+from .batches import Batch, concat, keys_per_doc, pair_codes, route, size, tagged
 from .ngram import exact_groups
 from .workers import worker_method
 
@@ -95,17 +95,9 @@ def _sharing(b: Batch) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.nda
     with another text of the partition (the others have no candidate here), in input order, and
     those shared keys per text."""
     _, key_at, key_count = np.unique(b["key"], return_inverse=True, return_counts=True)
-    shared = key_count[key_at.reshape(-1)] > 1
-    docs, first, local = np.unique(b["pos"], return_index=True, return_inverse=True)
-    local = local.reshape(-1)
-    wanted = np.zeros(len(docs), np.bool_)
-    wanted[local[shared]] = True
-    renumber = np.cumsum(wanted) - 1
-    rows = np.flatnonzero(shared)  # a key no other text holds here makes no candidate
-    order = rows[np.argsort(renumber[local[rows]], kind="stable")]
-    offsets = np.zeros(int(wanted.sum()) + 1, np.int64)
-    np.cumsum(np.bincount(renumber[local[rows]], minlength=len(offsets) - 1), out=offsets[1:])
-    return docs[wanted], b["norm"][first[wanted]], (b["key"][order], offsets)
+    rows = np.flatnonzero(key_count[key_at.reshape(-1)] > 1)
+    docs, first, keys = keys_per_doc(b["pos"][rows], b["key"][rows])
+    return docs, b["norm"][rows[first]], keys
 
 
 def _verified(
@@ -181,7 +173,7 @@ def auto_edges(
     )
     judged = judged.persist(storage)
     n_checked = int(tagged(judged, "checked").sum())
-    edges = tagged(judged, "edges").map(lambda e: {**e, "code": _code(e)})
+    edges = tagged(judged, "edges").map(lambda e: {**e, "code": pair_codes(e["a"], e["b"])})
     checked = route(edges, key="code", partitions=partitions).mapPartitions(_one_each)
     info = {
         "distinct_texts": n_reps,
@@ -190,7 +182,3 @@ def auto_edges(
         "candidate_checks": n_checked,
     }
     return exact.union(checked), info, table
-
-
-def _code(edges: Batch) -> np.ndarray:
-    return (edges["a"].astype(np.uint64) << np.uint64(32)) | edges["b"].astype(np.uint64)

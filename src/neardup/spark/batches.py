@@ -25,6 +25,34 @@ def mix64(x: np.ndarray) -> np.ndarray:
     return _kernels.mix_keys(np.asarray(x).astype(np.uint64))
 
 
+def pair_codes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One 64-bit key per pair of positions (each fits 32 bits: the job refuses more documents),
+    ordered by ``(a, b)``."""
+    return (np.asarray(a).astype(np.uint64) << np.uint64(32)) | np.asarray(b).astype(np.uint64)
+
+
+def pair_ends(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions ``(a, b)`` of :func:`pair_codes`."""
+    return (
+        (codes >> np.uint64(32)).astype(np.int64),
+        (codes & np.uint64(0xFFFFFFFF)).astype(np.int64),
+    )
+
+
+def keys_per_doc(
+    pos: np.ndarray, key: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Rows ``(pos, key)`` regrouped by document: the distinct positions (ascending), the row
+    of each one's first key, and each one's keys as ``(values, offsets)`` — the input of the
+    core's candidate pass."""
+    docs, first, local = np.unique(pos, return_index=True, return_inverse=True)
+    local = local.reshape(-1)
+    order = np.argsort(local, kind="stable")
+    offsets = np.zeros(len(docs) + 1, np.int64)
+    np.cumsum(np.bincount(local, minlength=len(docs)), out=offsets[1:])
+    return docs, first, (key[order], offsets)
+
+
 def concat(batches: Iterable[Batch]) -> Batch | None:
     """One batch from many (``None`` when there are none)."""
     parts = [b for b in batches if b]

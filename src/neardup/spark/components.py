@@ -22,7 +22,7 @@ import numpy as np
 
 from ..arrays import unique_sorted
 from ..cluster import connected_roots
-from .batches import Batch, concat, mix64, route, size
+from .batches import Batch, concat, mix64, pair_codes, pair_ends, route, size
 
 MAX_ROUNDS = 200
 LOCAL_EDGES = 20_000_000  # edges (two int64 each: 320 MB) resolved by one executor at once
@@ -31,8 +31,7 @@ LOCAL_EDGES = 20_000_000  # edges (two int64 each: 320 MB) resolved by one execu
 def _unique_edges(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct edges, sorted by ``(a, b)`` (positions fit in 32 bits, as everywhere in
     the job: one 64-bit key per edge sorts faster than rows)."""
-    key = unique_sorted((a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64))
-    return (key >> np.uint64(32)).astype(np.int64), (key & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    return pair_ends(unique_sorted(pair_codes(a, b)))
 
 
 def _group_min(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

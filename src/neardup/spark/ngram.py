@@ -24,7 +24,7 @@ from ..index.ngram import candidate_chunks, key_sets, sketch_keys
 from ..methods.base import first_copies
 from ..normalize import encode_texts
 from ..pairs import method_code
-from .batches import Batch, concat, route, size, tagged
+from .batches import Batch, concat, keys_per_doc, pair_codes, pair_ends, route, size, tagged
 
 EXACT = method_code("exact")
 
@@ -75,27 +75,19 @@ def _candidates(batches: Iterator[Batch], max_posting: int | None) -> Iterator[t
     b = concat(batches)
     if not size(b):
         return
-    docs, local = np.unique(b["pos"], return_inverse=True)  # local ids in input order
-    local = local.reshape(-1)
-    order = np.argsort(local, kind="stable")
-    offsets = np.zeros(len(docs) + 1, np.int64)
-    np.cumsum(np.bincount(local, minlength=len(docs)), out=offsets[1:])
-    stats, chunks = candidate_chunks(b["key"][order], offsets, max_posting=max_posting)
+    docs, _first, keys = keys_per_doc(b["pos"], b["key"])  # local ids in input order
+    stats, chunks = candidate_chunks(*keys, max_posting=max_posting)
     yield "stats", (stats.keys, stats.pruned_keys, stats.pruned_postings)
     for left, right in chunks:
-        code = (docs[left].astype(np.uint64) << np.uint64(32)) | docs[right].astype(np.uint64)
-        yield "pairs", {"code": code}
+        yield "pairs", {"code": pair_codes(docs[left], docs[right])}
 
 
 def _decode(batches: Iterator[Batch]) -> Iterator[Batch]:
     b = concat(batches)
     if not size(b):
         return
-    code = unique_sorted(b["code"])
-    yield {
-        "a": (code >> np.uint64(32)).astype(np.int64),
-        "b": (code & np.uint64(0xFFFFFFFF)).astype(np.int64),
-    }
+    a, c = pair_ends(unique_sorted(b["code"]))
+    yield {"a": a, "b": c}
 
 
 def key_rows(reps: Any, *, key_length: int, sketch: int | None) -> Any:

@@ -40,7 +40,7 @@ from ..methods.auto import VERIFY_CHUNK
 from ..methods.paragraph import boilerplate, paragraph_positions
 from ..pairs import method_code
 from .auto import fit_table
-from .batches import Batch, concat, count_rows, route, size, tagged, take
+from .batches import Batch, concat, count_rows, pair_codes, pair_ends, route, size, tagged, take
 from .ngram import candidate_edges
 from .simhash import with_ends
 from .tables import scan, table_rows
@@ -82,8 +82,7 @@ def _scan(batches: Iterator[Batch], masks: tuple[int, ...], k: int) -> Iterator[
         swap = b["doc"][left] > b["doc"][right]
         left, right = np.where(swap, right, left), np.where(swap, left, right)
         yield {
-            "pair": (b["doc"][left].astype(np.uint64) << np.uint64(32))
-            | b["doc"][right].astype(np.uint64),
+            "pair": pair_codes(b["doc"][left], b["doc"][right]),
             "ia": b["index"][left],
             "ib": b["index"][right],
             "wa": np.ones(len(left)),  # every topic paragraph weighs 1
@@ -101,8 +100,7 @@ def _shares(
     b = concat(batches)
     if not size(b):
         return
-    doc_a = (b["pair"] >> np.uint64(32)).astype(np.int64)
-    doc_b = (b["pair"] & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    doc_a, doc_b = pair_ends(b["pair"])
     shares = document_shares(doc_a, doc_b, b["ia"], b["ib"], b["wa"], b["wb"], b["ta"], b["tb"])
     keep = shares.candidate(threshold=threshold, min_shared=min_shared)  # substitutions: later
     yield "candidates", len(shares)
@@ -216,8 +214,7 @@ def _matched(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[B
                 paras, where[lo:hi], paras, where[m + lo : m + hi]
             )
         yield {
-            "pair": (b["doc_a"][ok].astype(np.uint64) << np.uint64(32))
-            | b["doc_b"][ok].astype(np.uint64),
+            "pair": pair_codes(b["doc_a"][ok], b["doc_b"][ok]),
             "ia": b["index_a"][ok],
             "ib": b["index_b"][ok],
             "wa": wa[ok],

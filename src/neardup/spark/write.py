@@ -44,6 +44,12 @@ def _later_members(b: Batch) -> Batch:
     return {"pos": b["pos"][b["first"] != b["pos"]]}
 
 
+def _sorted_later(group: dict[str, Batch]) -> np.ndarray:
+    """The later members routed to this range, sorted (for counting those before a position)."""
+    later = group.get("later")
+    return np.sort(later["pos"]) if size(later) else np.empty(0, np.int64)
+
+
 def _before(groups: Iterator[dict[str, Batch]], part: int, prefix: np.ndarray):
     """Each row with its cluster id: clusters are numbered by their first member in input
     order, so the id of a cluster first at ``f`` is ``f`` minus the later members before ``f``
@@ -52,7 +58,7 @@ def _before(groups: Iterator[dict[str, Batch]], part: int, prefix: np.ndarray):
         rows = g.get("rows")
         if not size(rows):
             continue
-        later = np.sort(g["later"]["pos"]) if size(g.get("later")) else np.empty(0, np.int64)
+        later = _sorted_later(g)
         first = rows["first"]
         rows["cluster_id"] = first - prefix[part] - np.searchsorted(later, first)
         yield rows
@@ -69,7 +75,7 @@ def _table(groups: Iterator[dict[str, Batch]], part: int, prefix: np.ndarray) ->
         pos = docs["pos"][order]
         ids = docs["id"][order]
         n = len(pos)
-        later = np.sort(g["later"]["pos"]) if size(g.get("later")) else np.empty(0, np.int64)
+        later = _sorted_later(g)
         out = {
             "pos": pos,
             "number": docs["number"][order],
