@@ -220,6 +220,14 @@ def test_strip_markup():
     # a campaign tag with spaces is markup; "#3 ... #4" is not a tag
     tagged = strip_markup(["#预存话费后、乐Phone 0元购；送你话费好礼#支持呀", "fixed #3 and #4"])
     assert [t.split() for t in tagged] == [["支持呀"], ["fixed", "#3", "and", "#4"]]
+    # line breaks a crawler wrote as escapes, glued to the words and figures beside them
+    escaped = strip_markup(["增长38\\r\\n货运量", "15日称\\n以色列", "a\\\\tb", "c:\\temp"])
+    assert [t.split() for t in escaped] == [
+        ["增长38", "货运量"],
+        ["15日称", "以色列"],
+        ["a", "b"],
+        ["c:", "emp"],
+    ]
     method = create("ngram", strip_markup=True)
     a = "地震局：今天下午本市发生三级地震，暂无人员伤亡报告"
     b = "转发微博 #地震# " + a + " http://t.cn/A6x9Kp"
@@ -417,6 +425,10 @@ def test_paragraph_topic_pairs_equal_brute_force():
 
 
 NO_PUNCTUATION = NormalizeConfig(remove_punctuation=True)
+FIGURES = (
+    "前7个月我国营业性货运量达330亿吨，同比增长3.8%\n货运量保持平稳增长的同时，港口货物吞吐量达"
+    "104.4亿吨，同比增长4.4%。集装箱吞吐量达2亿标箱，同比增长6.2%\n此外，交通固定资产投资达1.95万亿元。"
+)
 
 
 def test_auto_copy_rule_on_the_issue_examples():
@@ -428,6 +440,10 @@ def test_auto_copy_rule_on_the_issue_examples():
         (  # crawler residue: Markdown emphasis, escapes, list marks, line breaks
             "**央视网消息**：" + PARA[0] + "。" + PARA[1],
             "央视网消息：\\n- " + PARA[0] + "。\n\n" + PARA[1],
+        ),
+        (  # line breaks written as escapes, glued to figures (38\\r\\n货运量 is not 38)
+            FIGURES,
+            FIGURES.replace("\n", "\\r\\n").replace("。", "。\\n"),
         ),
     ]
     different = [

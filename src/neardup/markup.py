@@ -8,6 +8,10 @@ route of ``auto``). A text made only of markup is kept as it is, so that it is n
 every other such text. A ``#topic#`` may hold spaces (Weibo campaign tags do): a long shared tag
 must not be what makes two different comments look alike.
 
+Crawler residue is markup too: line breaks and tabs written as escapes (``\\n``, ``\\r\\n``),
+which would otherwise glue ``n`` or ``rn`` to the words and figures beside them (``38\\r\\n货运量``
+is not the figure 38): the same page captured by two crawlers must stay a copy.
+
 Markup is found width-insensitively (full-width ``ｈｔｔｐ://ｔ.ｃｎ/…`` and ``＠user`` are caught), so
 the returned text is in Unicode NFKC form; normalisation applies NFKC anyway.
 """
@@ -18,7 +22,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-MARKUP_VERSION = 4  # what counts as markup; stored with online indexes that strip it
+MARKUP_VERSION = 5  # what counts as markup; stored with online indexes that strip it
 
 MARKUP = re.compile(
     r"https?(?:\s?[:~]+\s?/*|\s?/+)[!-~]*"  # URLs, also cut short or with marks disturbed
@@ -28,12 +32,13 @@ MARKUP = re.compile(
     r"|\[[^\[\]\s]{1,8}\]"  # [emoji] codes
     r"|转发微博|轉發微博|[Rr]epost"
     r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]"  # emoji and pictographs
+    r"|\\+[nrt]"  # line breaks and tabs a crawler wrote as escapes: \n, \r\n, \\n
 )
 
 
 _CONTENT = re.compile(r"[^\W_]")
 # The first characters markup can start with (a cheap test before the full pattern).
-_TRIGGER = re.compile("[h/@#\\[转轉rR\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+_TRIGGER = re.compile("[h/@#\\[\\\\转轉rR\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
 
 def strip_markup(texts: Sequence[str], *, normalized: bool = False) -> list[str]:
