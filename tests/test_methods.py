@@ -654,6 +654,21 @@ def test_auto_typing_errors_are_not_substituted_names():
     assert not method.compare(story, story.replace("合力", "共同"))["duplicate"]
 
 
+def test_auto_look_alikes_and_fuzzy_homophones_are_typing_errors():
+    """Runs of look-alike characters (one four-corner code: 人士 / 入土) and of characters an
+    accent types alike (sh / s, zh / z: 水准 / 岁尊) are typing errors; a replaced province
+    whose characters only half look alike (湖南 / 甘肃) is not."""
+    method = create("auto")
+    story = (
+        "本报讯 昨日，省里召开座谈会，各界人士代表出席会议，围绕提高城市管理水准建言献策，"
+        "会议要求各部门抓好落实，推动各项工作取得实效，确保群众生命财产安全。"
+    )
+    assert method.compare(story, story.replace("人士", "入土"))["duplicate"]
+    assert method.compare(story, story.replace("水准", "岁尊"))["duplicate"]
+    notice = "央视网消息（新闻联播）：本台播发央视快评《奋力谱写中国式现代化湖南篇章》。"
+    assert not method.compare(notice, notice.replace("湖南", "甘肃"))["duplicate"]
+
+
 def test_auto_typos_in_a_short_sentence_are_judged_on_tokens():
     """A few typos destroy most character grams of a sentence (SIGHAN learner essays): under
     ``typo_tokens`` tokens such a pair is judged on its tokens, where it is a copy, while a

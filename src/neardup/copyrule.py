@@ -14,7 +14,8 @@ Year speeches share 96 % of their character 3-grams), so the rule looks at *what
    substitution is a **value change** when both sides hold a number (Chinese numerals are read
    as digits) or the longer side is a short phrase of ``2..max_value_tokens`` tokens (a name,
    a place, a title; a one-for-one character change is a typo, and so is a run of homophones,
-   合力 / 和利, what a pinyin input method gets wrong — but not one beside inserted text,
+   合力 / 和利 or 水准 / 岁尊, what a (fuzzy) pinyin input method gets wrong, or of look-alikes,
+   人士 / 入土, what a misread glyph gives — but not one beside inserted text,
    英文版 / 俄文、法文版; a longer change is a rewritten sentence). A changed year, date or identifier (5 or more digits) always means another event
    or record (a *hard* change). Paragraphs a copy moved are first put back in the other text's
    order (:func:`_in_order`), so that the passages standing in their place are not compared.
@@ -44,7 +45,7 @@ import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-9"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers
+RULE_VERSION = "neardup-copy-10"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -536,18 +537,51 @@ def _typos(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
 
 
 def _misheard(a: str, b: str) -> int:
-    """How many characters of ``a`` share no reading (tone aside) with the one of ``b`` at
-    their place: 0 for homophones throughout (合力 / 和利)."""
+    """How many characters of ``a`` share neither a reading (tone aside) nor a shape with the
+    one of ``b`` at their place: 0 for homophones (合力 / 和利) and look-alikes (人士 / 入土)
+    throughout, the two kinds of Chinese typing error (a pinyin input method, a misread glyph)."""
     from pypinyin import Style, pinyin
 
     def readings(text: str) -> list[set[str]]:
         found = pinyin(text, style=Style.NORMAL, heteronym=True, errors=lambda t: [[""]] * len(t))
-        return [set(r) - {""} for r in found]
+        return [{_fuzzy(x) for x in r} - {""} for r in found]
 
     ra, rb = readings(a), readings(b)
-    if not len(ra) == len(rb) == len(a):
+    if not len(ra) == len(rb) == len(a) == len(b):
         return len(a)
-    return sum(not (x & y) for x, y in zip(ra, rb, strict=True))
+    return sum(
+        not (x & y) and not _looks_alike(p, q) for x, y, p, q in zip(ra, rb, a, b, strict=True)
+    )
+
+
+_FUZZY_INITIAL = re.compile(r"^(zh|ch|sh|l)")
+_FUZZY_FINAL = re.compile(r"(ang|eng|ing)$")
+
+
+def _fuzzy(reading: str) -> str:
+    """A reading with the distinctions a fuzzy-pinyin input method gives up (zh / z, ch / c,
+    sh / s, l / n, ang / an, eng / en, ing / in): a writer whose accent merges them types the
+    characters of the other reading (岁尊 / 水准, 自此 / 支持)."""
+    reading = _FUZZY_INITIAL.sub(
+        lambda m: {"zh": "z", "ch": "c", "sh": "s", "l": "n"}[m[1]], reading
+    )
+    return _FUZZY_FINAL.sub(lambda m: m[1][:-1], reading)
+
+
+def _looks_alike(a: str, b: str) -> bool:
+    """Two characters with one four-corner code (the shape of each corner, a digit each): 人 /
+    入, 日 / 曰, 末 / 未, 士 / 土, 已 / 己. About 0.1 % of pairs of the 3,000 most common
+    characters share it (three corners of four: 1.5 %, too loose: 南 / 肃)."""
+    codes = _corner_codes()
+    ca, cb = codes.get(a), codes.get(b)
+    return bool(ca and cb) and ca[:4] == cb[:4]
+
+
+@lru_cache(maxsize=1)
+def _corner_codes() -> dict[str, str]:
+    from four_corner_method import FourCornerMethod
+
+    return FourCornerMethod().data
 
 
 @dataclass(frozen=True)
