@@ -337,6 +337,58 @@ def test_paragraph_stories_of_one_template_are_partial_not_duplicates():
     assert method.compare(y2024, twice)["duplicate"]
 
 
+# a story of three paragraphs of three sentences, and an edited copy that rewrote the last
+# sentence of each paragraph
+EDITED_SOURCE = [
+    ["国家统计局今天发布数据显示，全国规模以上工业增加值同比增长，制造业投资保持较快增长",
+     "专家认为，装备制造和高技术制造成为拉动工业增长的主要力量，新动能加快成长",
+     "东部沿海省份的外贸订单回暖明显，港口集装箱吞吐量连续三个月保持增长"],
+    ["从投资对经济增长的贡献看，资本形成率平均每年保持稳定，有效投资与消费升级良好互动",
+     "基础设施补短板项目有序推进，交通水利和城市更新投资持续发力，带动社会资本跟进",
+     "地方政府专项债券发行节奏加快，资金更多投向在建项目和民生短板领域"],
+    ["按产业看，第三产业投资增长较快，高技术产业投资保持两位数增长，民间投资持续恢复",
+     "下一步将继续优化营商环境，稳定市场预期，激发各类经营主体的内生动力和创新活力",
+     "多家机构预计，随着政策效应持续释放，全年经济增长目标有望顺利实现"],
+]  # fmt: skip
+REWRITTEN = [  # longer, other news, no character in common with the sentence it replaces
+    "体育馆里座无虚席，球迷们挥舞旗帜为主队呐喊助威，终场哨响时全场起立鼓掌，久久不愿离去",
+    "晚会上演员们载歌载舞，观众不时报以热烈掌声，孩子们穿着节日盛装，脸上洋溢着灿烂笑容",
+    "春天来了，公园里桃花盛开，游客络绎不绝，湖面上小船悠悠荡漾，处处是欢声笑语",
+]
+EDITED_COPY = [[*p[:2], new] for p, new in zip(EDITED_SOURCE, REWRITTEN, strict=True)]
+
+
+def test_paragraph_overlap_finds_copies_whose_every_paragraph_was_edited():
+    """A copy that rewrote a sentence of every paragraph has no paragraph that is a copy of
+    its source's, yet shares most of each paragraph's rare text: with ``overlap=0.5`` the
+    pairs that share at least half of the smaller paragraph's rare grams cover what they
+    share (checked against Python sets of the same grams), so the document is a duplicate;
+    by default (off) it is not. Two stories of one template stay apart either way."""
+    source, copy = ("\n".join("。".join(p) + "。" for p in t) for t in (EDITED_SOURCE, EDITED_COPY))
+    method = create("paragraph", min_shared_chars=30, overlap=0.5)
+    verdict = method.compare(source, copy)
+    assert verdict["duplicate"] and verdict["matched_paragraphs"] == [[0, 0], [1, 1], [2, 2]]
+    assert not create("paragraph", min_shared_chars=30).compare(source, copy)["duplicate"]
+    paras = method.paragraphs([source, copy], fit=False)
+    values, offsets = paras.prepared.grams
+    sets = [set(values[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(paras))]
+    ia, ib = np.array([0, 1, 2, 0]), np.array([3, 4, 5, 5])
+    hit, share_a, share_b = method._overlapping(paras, ia, paras, ib)
+    want = [
+        len(sets[i] & sets[j]) >= max(0.5 * min(len(sets[i]), len(sets[j])), 8)
+        for i, j in zip(ia, ib, strict=True)
+    ]
+    assert hit.tolist() == want and want[:3] == [True] * 3 and not want[3]
+    for k, (i, j) in enumerate(zip(ia[hit], ib[hit], strict=True)):
+        common = len(sets[i] & sets[j])
+        assert share_a[k] == pytest.approx(common / len(sets[i]))
+        assert share_b[k] == pytest.approx(common / len(sets[j]))
+    y2024 = SESSION_2024 + "\n" + SESSION_FRAME
+    y2025 = SESSION_2025 + "\n" + SESSION_FRAME
+    verdict = method.compare(y2024, y2025)
+    assert not verdict["duplicate"] and verdict["substituted_paragraphs"] == [[0, 0]]
+
+
 def test_paragraph_copy_shares_equal_python_oracle():
     """Document pairs of the ``copy`` evidence equal a Python aggregation over every pair of
     usable paragraphs that share a sketch key (judged by the same copy rule)."""

@@ -174,14 +174,15 @@ def _restated(paragraph: str) -> str:
     return shifted.replace("习近平", "王沪宁").replace("李强", "蔡奇") + "2026年3月5日。"
 
 
-def test_paragraph_detector_equals_pairwise_shares(tmp_path):
+@pytest.mark.parametrize("overlap", [None, 0.5])
+def test_paragraph_detector_equals_pairwise_shares(tmp_path, overlap):
     from neardup.methods.paragraph import ParagraphConfig, ParagraphMethod
 
     docs = _paragraph_docs()
     assert len(docs) >= 20
-    oracle = ParagraphMethod(ParagraphConfig(max_distance=3, threshold=0.5))
+    oracle = ParagraphMethod(ParagraphConfig(max_distance=3, threshold=0.5, overlap=overlap))
     url = f"sqlite:///{tmp_path}/p.db"
-    det = Detector(store=open_store(url), method="paragraph", max_matches=1000)
+    det = Detector(store=open_store(url), method="paragraph", max_matches=1000, overlap=overlap)
     found_any = False
     kept: list[int] = []
     for i, text in enumerate(docs):
@@ -207,7 +208,12 @@ def test_paragraph_detector_equals_pairwise_shares(tmp_path):
     ]
     assert vetoed  # the template pairs are there, and the detector kept them apart as batch does
     # after a restart the paragraph fingerprints come back from the store: same answers
-    again = Detector(store=open_store(url, read_only=True), method="paragraph", max_matches=1000)
+    again = Detector(
+        store=open_store(url, read_only=True),
+        method="paragraph",
+        max_matches=1000,
+        overlap=overlap,
+    )
     for text in docs:
         before = {m.id for m in det.check(text).matches}
         assert {m.id for m in again.check(text).matches} == before

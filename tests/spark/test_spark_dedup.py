@@ -167,19 +167,41 @@ def _partial_copies(texts, n, seed):
     return out
 
 
-@pytest.mark.parametrize("keep", ["first", "longest"])
-def test_same_clusters_as_local_paragraph_copy_evidence(spark, tmp_path, corpus_texts, keep):
+def _edited_copies(texts, n, seed):
+    """Copies of multi-paragraph texts whose every paragraph gained a long sentence of another
+    text: no paragraph is a copy of its source's, most of each is shared (``overlap``)."""
+    rng = random.Random(seed)
+    long = [t for t in texts if t.strip().count("\n") >= 2]
+    out = []
+    for t in rng.sample(long, min(n, len(long))):
+        other = rng.choice(long).strip().split("\n")
+        out.append("\n".join(p + rng.choice(other) for p in t.strip().split("\n")))
+    return out
+
+
+@pytest.mark.parametrize(("keep", "overlap"), [("first", None), ("longest", None), ("first", 0.5)])
+def test_same_clusters_as_local_paragraph_copy_evidence(
+    spark, tmp_path, corpus_texts, keep, overlap
+):
     texts = corpus_texts[:800] + _partial_copies(corpus_texts, 60, seed=11)
+    texts += _edited_copies(corpus_texts, 30, seed=12)
     random.Random(3).shuffle(texts)
     source = _write_jsonl(tmp_path / "corpus.jsonl", texts)
-    local_out = _local(tmp_path, source, "--method", "paragraph", "--keep", keep)
-    spark_out, summary = _spark(spark, tmp_path, source, method="paragraph", keep=keep)
+    options = {} if overlap is None else {"overlap": overlap}
+    extra = [a for k, v in options.items() for a in ("--option", f"{k}={v}")]
+    local_out = _local(tmp_path, source, "--method", "paragraph", "--keep", keep, *extra)
+    spark_out, summary = _spark(
+        spark, tmp_path, source, method="paragraph", keep=keep, options=options
+    )
     rows = _assert_same(local_out, spark_out)
     assert sum(r["method"] == "paragraph" for r in rows) > 5
     assert summary["engine"]["matched_paragraph_pairs"] > 0 and summary["outputs"]["tables"]
     assert summary["engine"]["substituted_document_pairs"] > 0  # template pairs kept apart
     local_table = np.load(local_out / "common_grams.npz")["values"]
     assert np.array_equal(np.load(spark_out / "common_grams.npz")["values"], local_table)
+    if overlap is not None:  # the option reached the executors: it changes what is removed
+        plain = _local(tmp_path / "plain", source, "--method", "paragraph", "--keep", keep)
+        assert _clusters(plain) != _clusters(local_out)
 
 
 @pytest.mark.parametrize("method", ["ngram", "paragraph"])

@@ -66,6 +66,7 @@ class ParagraphConfig:
     min_words: int = 3
     max_paragraph_docs: int = 50
     version_coverage: float = 0.5
+    overlap: float | None = None
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
@@ -75,9 +76,12 @@ class ParagraphConfig:
                 "are copies, the default) or 'topic' (the reference's topic-word fingerprints)"
             )
         HammingConfig(max_distance=self.max_distance, blocks=self.blocks)
-        for name in ("threshold", "contained", "version_coverage"):
-            if not 0.0 < float(getattr(self, name)) <= 1.0:
-                raise ConfigError(f"{name}={getattr(self, name)} must be in (0, 1] (a share)")
+        for name in ("threshold", "contained", "version_coverage", "overlap"):
+            value = getattr(self, name)
+            if name == "overlap" and value is None:
+                continue  # off: only paragraphs that are copies match
+            if not 0.0 < float(value) <= 1.0:
+                raise ConfigError(f"{name}={value} must be in (0, 1] (a share)")
         for name, low in (
             ("min_shared_chars", 0),
             ("min_paragraph_grams", 1),
@@ -225,10 +229,18 @@ class ParagraphMethod:
         return values[keep], new
 
     def matched(
-        self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
+        self,
+        a: Paragraphs,
+        ia: np.ndarray,
+        b: Paragraphs,
+        ib: np.ndarray,
+        *,
+        copies_only: bool = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Which candidate paragraph pairs ``(a[ia[k]], b[ib[k]])`` are copies, and the
-        characters each covers on either side."""
+        """Which candidate paragraph pairs ``(a[ia[k]], b[ib[k]])`` match, and the characters
+        each covers on either side: copies (the copy rule), and, when the ``overlap`` option
+        is set (and not ``copies_only``), also pairs that are not copies but share at least that
+        share of the smaller one's rare grams (:meth:`_overlapping`)."""
         verdicts, checked, _short = self.inner.judge(a.prepared, ia, b.prepared, ib)
         ok = np.zeros(len(ia), np.bool_)
         frac_a = np.zeros(len(ia))
@@ -238,7 +250,44 @@ class ParagraphMethod:
         gb = np.diff(b.prepared.grams[1])[ib[checked]]
         frac_a[checked] = _side_share(ga, gb, verdicts)
         frac_b[checked] = _side_share(gb, ga, verdicts)
+        if self.config.overlap is not None and not copies_only:
+            rest = np.flatnonzero(~ok)
+            hit, share_a, share_b = self._overlapping(a, ia[rest], b, ib[rest])
+            ok[rest[hit]] = True
+            frac_a[rest[hit]] = share_a
+            frac_b[rest[hit]] = share_b
         return ok, a.chars[ia] * frac_a, b.chars[ib] * frac_b
+
+    def _overlapping(
+        self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Paragraph pairs that share at least ``overlap`` of the smaller one's rare grams (and
+        ``min_paragraph_grams``): a paragraph of a heavily edited copy, a sentence of it
+        rewritten or replaced, is no copy of its source paragraph, yet the rare text they share
+        is the copy's. Returns which pairs, and the share of each side's rare grams held in
+        common (the part of the paragraph the match covers). A paragraph restated with other
+        values is still caught by the substitution veto (:meth:`substitutions`), which looks at
+        copies alone. Off by default: on natural news it also matches the paragraphs a
+        follow-up quotes from a speech (docs/quality.md)."""
+        from .._kernels import common_counts
+        from .auto import _concat_sets
+
+        hit = np.zeros(len(ia), np.bool_)
+        if not len(ia):
+            return hit, np.zeros(0), np.zeros(0)
+        if b is a:
+            (values, offsets), jb = a.prepared.grams, ib
+        else:
+            (values, offsets), jb = _concat_sets([a.prepared.grams, b.prepared.grams]), ib + len(a)
+        sizes = np.diff(offsets)
+        sa, sb = sizes[ia], sizes[jb]
+        need = np.maximum(
+            np.ceil(self.config.overlap * np.minimum(sa, sb) - 1e-9),
+            self.config.min_paragraph_grams,
+        ).astype(np.int64)
+        common = common_counts(values, offsets, values[:0], offsets, ia, jb, need, 0)
+        hit = common >= 0
+        return hit, common[hit] / sa[hit], common[hit] / sb[hit]
 
     def substitutions(
         self, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
@@ -256,7 +305,7 @@ class ParagraphMethod:
         ok = np.zeros(len(k), np.bool_)
         for lo in range(0, len(k), VERIFY_CHUNK):
             hi = lo + VERIFY_CHUNK
-            ok[lo:hi] = self.matched(a, ia[lo:hi], b, ib[lo:hi])[0]
+            ok[lo:hi] = self.matched(a, ia[lo:hi], b, ib[lo:hi], copies_only=True)[0]
         free = np.ones(len(k), np.bool_)
         for keys in ((k << 32) | ia, (k << 32) | ib):
             free &= ~np.isin(keys, keys[ok])  # a paragraph with a copy on the other side
