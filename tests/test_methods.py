@@ -387,6 +387,9 @@ def test_paragraph_overlap_finds_copies_whose_every_paragraph_was_edited():
     y2025 = SESSION_2025 + "\n" + SESSION_FRAME
     verdict = method.compare(y2024, y2025)
     assert not verdict["duplicate"] and verdict["substituted_paragraphs"] == [[0, 0]]
+    for bad in ("0.5", True, 0, 1.5):  # a share, as a number: not a string, not a flag
+        with pytest.raises(ConfigError, match="overlap"):
+            create("paragraph", overlap=bad)
 
 
 def test_paragraph_copy_shares_equal_python_oracle():

@@ -80,8 +80,8 @@ class ParagraphConfig:
             value = getattr(self, name)
             if name == "overlap" and value is None:
                 continue  # off: only paragraphs that are copies match
-            if not 0.0 < float(value) <= 1.0:
-                raise ConfigError(f"{name}={value} must be in (0, 1] (a share)")
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+                raise ConfigError(f"{name}={value!r} must be a number in (0, 1] (a share)")
         for name, low in (
             ("min_shared_chars", 0),
             ("min_paragraph_grams", 1),
