@@ -26,7 +26,11 @@ A pair is a copy when
   one, of at least ``min_contained_tokens`` tokens, is contained in the longer
   (``containment``, or ``short_containment`` when it has fewer than ``short_tokens`` tokens)
   and covers at least ``coverage`` of it: truncation, excerpt, repost with commentary. A
-  4-character overlap does not make "一塌糊涂" a copy of "强得一塌糊涂";
+  4-character overlap does not make "一塌糊涂" a copy of "强得一塌糊涂". A short text may
+  also be near-identical *as heard*: with each CJK character read as its most common
+  (fuzzy, toneless) reading, ``heard_similarity`` of the longer text matches (星期天间 /
+  星期天见, 我要词反 / 我要吃饭: a learner's or an input method's typos, too many for a
+  sentence of a few characters); the reported similarity stays that of the tokens;
 - and no hard change, no replaced name, and at most ``max_value_changes`` changed numbers
   (none for short texts): one corrected figure is a correction (Reuters' CORRECTED re-sends),
   two are another story from the template.
@@ -37,7 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -45,7 +49,7 @@ import numpy as np
 
 from .errors import ConfigError
 
-RULE_VERSION = "neardup-copy-10"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin
+RULE_VERSION = "neardup-copy-11"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -59,6 +63,7 @@ _DIGIT = re.compile(r"\d")
 _YEAR = re.compile(r"^(19|20)\d\d$")
 MIN_ANCHOR = 3  # tokens: a shorter aligned run between two gaps does not anchor them
 MOVE_MIN = 8  # tokens: a shorter shared run is not recognised as a moved passage
+HEARD_FLOOR = 0.5  # share of a short text's tokens that must be written alike to read it aloud
 MOVE_GAIN = 0.1  # share of the shorter text that putting moved passages back must match more
 
 
@@ -74,9 +79,16 @@ class CopyRule:
     coverage: float = 0.5
     max_value_changes: int = 1
     max_value_tokens: int = 12
+    heard_similarity: float = 0.9
 
     def __post_init__(self) -> None:
-        for name in ("short_similarity", "short_containment", "containment", "coverage"):
+        for name in (
+            "short_similarity",
+            "short_containment",
+            "containment",
+            "coverage",
+            "heard_similarity",
+        ):
             value = getattr(self, name)
             if not 0.0 < float(value) <= 1.0:
                 raise ConfigError(f"{name}={value!r} must be in (0, 1]")
@@ -651,7 +663,8 @@ def judge_pairs(
     alignment lengths come from one vectorised rapidfuzz call (on ``workers`` threads) for the
     pairs whose bags of tokens overlap enough (a compiled bound; with ``prune`` off every pair
     is aligned, so that the similarity of a rejected pair is exact too); only pairs whose shape
-    passes are tested for value changes (:func:`_value_verdicts`). ``tokens``: the
+    passes are tested for value changes (:func:`_value_verdicts`). A pair under the token rule
+    whose shape fails is aligned again on readings (:func:`_heard_tokens`). ``tokens``: the
     :func:`token_codes` of ``texts``, and ``bags`` their hashes sorted per text, when the
     caller keeps them.
     """
@@ -680,17 +693,112 @@ def judge_pairs(
     if gram_containment is not None and gram_coverage is not None:
         containment = np.where(strict, containment, gram_containment)
         coverage = np.where(strict, coverage, gram_coverage)
-    contained = (short_len >= rule.min_contained_tokens) & (coverage >= rule.coverage)
-    shape = (
-        (coverage >= rule.short_similarity)
-        | (contained & (containment >= np.where(strict, rule.short_containment, rule.containment)))
-    ) & (short_len > 0)
+    shape = _shape(containment, coverage, short_len, strict, rule)
+    need = np.maximum(np.ceil(rule.heard_similarity * long_len - 1e-9), 1)
+    retry = np.flatnonzero(strict & ~shape & (short_len >= need))
+    if len(retry):  # typos in a short text: characters that read alike count as matched
+        heard = _heard_tokens(
+            tokens, bags, left[retry], right[retry], long_len[retry], need[retry], prune=prune
+        )
+        shape[retry] = heard >= need[retry]
     changes, hard, ok = _value_verdicts(
         texts, left, right, np.flatnonzero(shape), strict, rule, matched >= short_len, tokens
     )
     return Verdicts(
         np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
     )
+
+
+def _shape(
+    containment: np.ndarray,
+    coverage: np.ndarray,
+    short_len: np.ndarray,
+    strict: np.ndarray | bool,
+    rule: CopyRule,
+) -> np.ndarray:
+    """Whether each pair has the shape of a copy: near-identical as a whole, or the shorter
+    text (of at least ``min_contained_tokens``) contained in the longer, covering enough of it."""
+    contained = (short_len >= rule.min_contained_tokens) & (coverage >= rule.coverage)
+    return (
+        (coverage >= rule.short_similarity)
+        | (contained & (containment >= np.where(strict, rule.short_containment, rule.containment)))
+    ) & (short_len > 0)
+
+
+def _heard_tokens(
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray],
+    bags: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    long_len: np.ndarray,
+    need: np.ndarray,
+    *,
+    prune: bool = True,
+) -> np.ndarray:
+    """Tokens each pair's longest common subsequence matches when every CJK character stands for
+    its (fuzzy, toneless) reading: 星期天间 / 星期天见, 我门 / 我们 — a learner's or a pinyin
+    input method's typos in a sentence too short to hide them. A pair gets 0 unless at least
+    ``HEARD_FLOOR`` of the longer text's tokens are in both as written (typos that read alike
+    are a minority; 伟大的诠释 / 伟大的公司 is another phrase); with ``prune``, also unless
+    their bags of readings share at least ``need`` tokens (a bound of the alignment)."""
+    from ._kernels import common_counts, sort_per_doc
+
+    codes, offsets, _flags = tokens
+    floor = np.maximum(np.ceil(HEARD_FLOOR * long_len - 1e-9), 1).astype(np.int64)
+    out = np.zeros(len(left))
+    written = np.flatnonzero(
+        common_counts(bags, offsets, bags[:0], offsets, left, right, floor, 0) >= 0
+    )
+    if not len(written):
+        return out
+    left, right, need = left[written], right[written], need[written]
+    docs, local = np.unique(np.concatenate([left, right]), return_inverse=True)
+    sizes = np.diff(offsets)[docs]
+    sub_off = np.zeros(len(docs) + 1, np.int64)
+    np.cumsum(sizes, out=sub_off[1:])
+    where = np.repeat(offsets[docs] - sub_off[:-1], sizes) + np.arange(sub_off[-1])
+    heard = _readings(codes[where])
+    sub_left, sub_right = local[: len(left)], local[len(left) :]
+    least = need.astype(np.int64) if prune else np.zeros(len(left), np.int64)
+    bags = sort_per_doc(heard, sub_off)
+    rows = np.flatnonzero(
+        common_counts(bags, sub_off, bags[:0], sub_off, sub_left, sub_right, least, 0) >= 0
+    )
+    if len(rows):
+        out[written[rows]] = _matched_tokens(heard, sub_off, sub_left[rows], sub_right[rows], 1)
+    return out
+
+
+def _readings(codes: np.ndarray) -> np.ndarray:
+    """Token hashes with each CJK character's replaced by the hash of its reading
+    (:func:`_sound_table`); other tokens unchanged."""
+    keys, sounds = _sound_table()
+    at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
+    return np.where(keys[at] == codes, sounds[at], codes)
+
+
+@lru_cache(maxsize=1)
+def _sound_table() -> tuple[np.ndarray, np.ndarray]:
+    """Token hashes of the CJK characters pypinyin reads, sorted, and the hash of each one's
+    first (most common) reading, toneless and fuzzy (:func:`_fuzzy`)."""
+    import unicodedata
+
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    from .simhash import hash_features
+
+    @cache  # some 1,500 toned readings for 42,000 characters
+    def plain(reading: str) -> str:
+        bare = unicodedata.normalize("NFD", reading)
+        return "\x00" + _fuzzy(
+            "".join(c for c in bare if not unicodedata.combining(c)).replace("ü", "v")
+        )
+
+    chars = [chr(cp) for cp in pinyin_dict]
+    readings = [plain(found.split(",", 1)[0]) for found in pinyin_dict.values()]
+    keys = hash_features(chars)
+    order = np.argsort(keys)
+    return keys[order], hash_features(readings)[order]
 
 
 def substituted(

@@ -82,6 +82,7 @@ class AutoConfig:
     min_rare_grams: int = 20
     typo_tokens: int = 64
     short_similarity: float = 0.8
+    heard_similarity: float = 0.9
     short_containment: float = 0.9
     min_contained_tokens: int = 10
     containment: float = 0.7
@@ -121,6 +122,7 @@ class AutoConfig:
         return CopyRule(
             short_tokens=self.short_tokens,
             short_similarity=self.short_similarity,
+            heard_similarity=self.heard_similarity,
             short_containment=self.short_containment,
             min_contained_tokens=self.min_contained_tokens,
             containment=self.containment,
@@ -750,7 +752,8 @@ def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:
     if short:
         return (
             f"coverage {verdict.coverage:.3f} < {config.short_similarity} and containment "
-            f"{verdict.containment:.3f} < {config.short_containment} (short texts)"
+            f"{verdict.containment:.3f} < {config.short_containment} (short texts), and "
+            f"under {config.heard_similarity} when characters that read alike count as equal"
         )
     return (
         f"containment {verdict.containment:.3f} (needs >= {config.containment}), coverage "
