@@ -683,16 +683,13 @@ def judge_pairs(
     short_len, long_len = np.minimum(la, lb), np.maximum(la, lb)
     strict = short_len < rule.short_tokens if token_rule is None else np.asarray(token_rule, bool)
     bound_ok = _bag_bound(bags, offsets, left, right, short_len, long_len, rule)
-    align = np.flatnonzero(~strict | bound_ok | (not prune))
+    aligned = ~strict | bound_ok | (not prune)
     matched = np.zeros(n)
+    align = np.flatnonzero(aligned)
     matched[align] = _matched_tokens(codes, offsets, left[align], right[align], workers)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sim = np.nan_to_num(2 * matched / (la + lb))
-        containment = np.nan_to_num(matched / short_len)
-        coverage = np.nan_to_num(matched / long_len)
-    if gram_containment is not None and gram_coverage is not None:
-        containment = np.where(strict, containment, gram_containment)
-        coverage = np.where(strict, coverage, gram_coverage)
+    containment, coverage = _shares(
+        matched, short_len, long_len, strict, gram_containment, gram_coverage
+    )
     shape = _shape(containment, coverage, short_len, strict, rule)
     need = np.maximum(np.ceil(rule.heard_similarity * long_len - 1e-9), 1)
     retry = np.flatnonzero(strict & ~shape & (short_len >= need))
@@ -701,12 +698,39 @@ def judge_pairs(
             tokens, bags, left[retry], right[retry], long_len[retry], need[retry], prune=prune
         )
         shape[retry] = heard >= need[retry]
+        late = retry[shape[retry] & ~aligned[retry]]  # a copy's similarity is always measured
+        if len(late):
+            matched[late] = _matched_tokens(codes, offsets, left[late], right[late], workers)
+            containment, coverage = _shares(
+                matched, short_len, long_len, strict, gram_containment, gram_coverage
+            )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sim = np.nan_to_num(2 * matched / (la + lb))
     changes, hard, ok = _value_verdicts(
         texts, left, right, np.flatnonzero(shape), strict, rule, matched >= short_len, tokens
     )
     return Verdicts(
         np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
     )
+
+
+def _shares(
+    matched: np.ndarray,
+    short_len: np.ndarray,
+    long_len: np.ndarray,
+    strict: np.ndarray,
+    gram_containment: np.ndarray | None,
+    gram_coverage: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Containment (of the shorter) and coverage (of the longer) of each pair: of the aligned
+    tokens, or of the rare grams where the caller gives them and the pair is not strict."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        containment = np.nan_to_num(matched / short_len)
+        coverage = np.nan_to_num(matched / long_len)
+    if gram_containment is not None and gram_coverage is not None:
+        containment = np.where(strict, containment, gram_containment)
+        coverage = np.where(strict, coverage, gram_coverage)
+    return containment, coverage
 
 
 def _shape(

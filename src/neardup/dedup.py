@@ -114,6 +114,9 @@ def dedup_with(
     (default: every core) where the method runs in parallel — the result is the same."""
     if hasattr(method, "workers"):
         method.workers = resolve_workers(workers)  # type: ignore[attr-defined]
+    from .warm import warm  # not at import: ``python -m neardup.warm`` runs it as a script
+
+    warm(method.name, workers=resolve_workers(workers))
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     fingerprints = None

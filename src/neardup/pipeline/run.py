@@ -97,6 +97,9 @@ def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
     t_start = time.perf_counter()
     method = create(args.method, tables=load_tables(args.tables), **args.options)
     check_against(args)
+    from ..warm import warm
+
+    warm(method.name, workers=resolve_workers(args.workers))  # a cold kernel cache, every core
     out = spool = None
     if STDIN in (*args.input, args.against):  # standard input is copied next to the outputs
         out = prepare_output(args.output)

@@ -1,0 +1,207 @@
+"""Compile the kernels a run will use on every core at once, when the compiled cache is cold.
+
+numba compiles each kernel on its first call, one after another on one core, and caches the
+machine code on disk; on a fresh install the first run spends most of its time there (about
+15 kernels, 0.2-1.3 s each). The signatures each method's run compiles are recorded in
+``kernel_signatures.json`` (``python -m neardup.warm --record`` writes it; a test checks it
+against a real run). :func:`warm` compiles the ones not cached yet: child processes compile
+their share into the cache while this process compiles its own, and the run then loads the
+children's from the cache instead of compiling them. A warm cache costs a cache lookup per
+kernel; a kernel or signature missing from the record is simply compiled on its first call,
+as before, so a stale record costs time, never a wrong result.
+
+    python -m neardup.warm --record     # after changing a kernel's arguments
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+RECORD = Path(__file__).with_name("data") / "kernel_signatures.json"
+MODULES = ("neardup._kernels", "neardup.cluster")
+_warmed: set[str] = set()
+_RECORD_ONE = "import json, neardup.warm as w; print(json.dumps(w.record_run({method!r})))"
+
+
+def warm(method: str, *, workers: int) -> None:
+    """Compile the kernels of a ``method`` run that are not cached yet, on ``workers`` cores
+    (once per process and method; nothing on one worker — the run compiles them as it goes)."""
+    if workers < 2 or method in _warmed:
+        return
+    _warmed.add(method)
+    try:
+        cold = [k for k in _recorded().get(method, []) if not _cached(k)]
+    except Exception:  # numba's cache internals moved: the run compiles as before
+        return
+    if not cold:
+        return
+    shares = _split(cold, min(workers, len(cold)))
+    children = []
+    try:
+        for share in shares[1:]:
+            children.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "neardup.warm", json.dumps(share)],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+    except OSError:  # no interpreter to start: this process compiles them as the run goes
+        pass
+    try:
+        for kernel in shares[0]:
+            _compile(kernel)
+    finally:
+        for child in children:  # a child that failed leaves its kernels to the run
+            child.wait()
+
+
+def _split(kernels: list[dict[str, Any]], parts: int) -> list[list[dict[str, Any]]]:
+    """Kernels in ``parts`` shares of about equal recorded compile time (longest first, each
+    to the lightest share); the first share (this process's) starts lighter by a child's
+    start-up, which the others spend importing."""
+    shares: list[list[dict[str, Any]]] = [[] for _ in range(parts)]
+    load = [0.0] + [0.8] * (parts - 1)  # seconds: a child's interpreter, numpy and numba
+    for kernel in sorted(kernels, key=lambda k: -k["seconds"]):
+        i = load.index(min(load))
+        shares[i].append(kernel)
+        load[i] += kernel["seconds"]
+    return shares
+
+
+def _dispatcher(kernel: dict[str, Any]):
+    return getattr(import_module(kernel["module"]), kernel["name"])
+
+
+def _signature(kernel: dict[str, Any]) -> tuple:
+    return tuple(_parse(arg) for arg in kernel["args"])
+
+
+def _parse(arg: str) -> Any:
+    """``uint64[:]``, ``uint32[:] readonly``, ``int64``, ``bool``: a numba type."""
+    import numpy as np
+    from numba.core import types
+    from numba.np.numpy_support import from_dtype
+
+    if "[" not in arg:
+        return types.boolean if arg == "bool" else from_dtype(np.dtype(arg))
+    dtype = from_dtype(np.dtype(arg.split("[", 1)[0]))
+    return types.Array(dtype, arg.count(":"), "C", readonly="readonly" in arg)
+
+
+def _describe(t) -> str:
+    """The inverse of :func:`_parse` (C-contiguous arrays and scalars: what the kernels take)."""
+    from numba.core import types
+
+    if isinstance(t, types.Array):
+        if t.layout != "C":
+            raise ValueError(f"{t}: only C-contiguous arrays are recorded")
+        dims = ", ".join(":" for _ in range(t.ndim))
+        return f"{t.dtype}[{dims}]" + (" readonly" if not t.mutable else "")
+    return "bool" if t == types.boolean else str(t)
+
+
+def _cached(kernel: dict[str, Any]) -> bool:
+    dispatcher = _dispatcher(kernel)
+    signature = _signature(kernel)
+    if signature in dispatcher.overloads:
+        return True
+    return dispatcher._cache.load_overload(signature, dispatcher.targetctx) is not None
+
+
+def _compile(kernel: dict[str, Any]) -> None:
+    _dispatcher(kernel).compile(_signature(kernel))
+
+
+def _recorded() -> dict[str, list[dict[str, Any]]]:
+    return json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {}
+
+
+def compiled_signatures(seconds: dict[str, float] | None = None) -> list[dict[str, Any]]:
+    """Every signature this process has compiled in :data:`MODULES`' kernels, recorded form."""
+    from numba.core.registry import CPUDispatcher
+
+    found = []
+    for module in MODULES:
+        for name, obj in sorted(vars(import_module(module)).items()):
+            if isinstance(obj, CPUDispatcher):
+                for signature in obj.signatures:
+                    found.append(
+                        {
+                            "module": module,
+                            "name": name,
+                            "args": [_describe(t) for t in signature],
+                            "seconds": round((seconds or {}).get(name, 0.0), 2),
+                        }
+                    )
+    return found
+
+
+def record_run(method: str) -> list[dict[str, Any]]:
+    """The kernels a run of ``method`` over the bundled sample compiles (not their callees,
+    which compile with them), with the seconds each took, callees included (run in this
+    process: call it in a fresh one, with an empty cache for the times)."""
+    import time
+
+    from numba.core import event
+
+    from .dedup import dedup_texts
+
+    started: dict[str, float] = {}
+    seconds: dict[str, float] = {}
+
+    open_now: list[str] = []
+    nested: set[str] = set()
+
+    class Timer(event.Listener):
+        def on_start(self, ev) -> None:
+            name = ev.data["dispatcher"].py_func.__name__
+            if open_now:  # compiled as the callee of a kernel: compiled with it
+                nested.add(name)
+            open_now.append(name)
+            started[name] = time.perf_counter()
+
+        def on_end(self, ev) -> None:
+            name = open_now.pop()
+            seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started[name]
+
+    event.register("numba:compile", Timer())
+    sample = Path(__file__).resolve().parents[2] / "examples" / "sample_zh.jsonl"
+    texts = [json.loads(line)["text"] for line in sample.read_text(encoding="utf-8").splitlines()]
+    dedup_texts(texts, method=method, workers=1)
+    return [k for k in compiled_signatures(seconds) if k["name"] not in nested]
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--record"]:
+        import os
+        import tempfile
+
+        from .methods import names
+
+        found = {}
+        for method in names():
+            with tempfile.TemporaryDirectory() as cache:
+                out = subprocess.run(
+                    [sys.executable, "-c", _RECORD_ONE.format(method=method)],
+                    env={**os.environ, "NUMBA_CACHE_DIR": cache},
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+            found[method] = json.loads(out.stdout.strip().splitlines()[-1])
+        RECORD.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+        print(f"{sum(map(len, found.values()))} signatures of {len(found)} methods -> {RECORD}")
+        return 0
+    for kernel in json.loads(argv[0]):
+        _compile(kernel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,67 @@
+"""The kernel cache warmed on every core: the record matches what a run compiles, and warming
+fills a cold cache (checked from a fresh process, which sees only the disk)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from neardup import warm
+
+RECORD_ONE = "import json, neardup.warm as w; print(json.dumps(w.record_run({method!r})))"
+CACHED = (
+    "import json, neardup.warm as w; "
+    "print(json.dumps([w._cached(k) for k in w._recorded()[{method!r}]]))"
+)
+
+
+def _python(code: str, cache=None) -> str:
+    env = {**os.environ, **({"NUMBA_CACHE_DIR": str(cache)} if cache else {})}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return (done.stdout.strip().splitlines() or [""])[-1]
+
+
+@pytest.mark.parametrize("method", ["auto", "simhash"])
+def test_record_is_what_a_run_compiles(method):
+    """A run's kernels and signatures, measured in a fresh process, are the recorded ones."""
+    found = json.loads(_python(RECORD_ONE.format(method=method)))
+    key = lambda k: (k["module"], k["name"], tuple(k["args"]))  # noqa: E731
+    recorded = warm._recorded()[method]
+    assert sorted(map(key, found)) == sorted(map(key, recorded)), (
+        "kernel signatures changed: run `python -m neardup.warm --record`"
+    )
+
+
+def test_warm_fills_a_cold_cache_on_two_workers_only(tmp_path):
+    method = "simhash"
+    one, two = tmp_path / "one", tmp_path / "two"
+    _python(f"import neardup.warm as w; w.warm({method!r}, workers=1)", one)
+    assert not any(json.loads(_python(CACHED.format(method=method), one)))
+    _python(f"import neardup.warm as w; w.warm({method!r}, workers=2)", two)
+    assert all(json.loads(_python(CACHED.format(method=method), two)))
+
+
+def test_signature_text_round_trips():
+    import numpy as np
+    from numba.core import types
+    from numba.np.numpy_support import from_dtype
+
+    for t in (
+        types.Array(from_dtype(np.dtype("uint32")), 1, "C", readonly=True),
+        types.Array(from_dtype(np.dtype("float64")), 2, "C"),
+        types.int64,
+        types.boolean,
+    ):
+        assert warm._parse(warm._describe(t)) == t
+    with pytest.raises(ValueError, match="C-contiguous"):
+        warm._describe(types.Array(types.int64, 1, "A"))
+
+
+def test_shares_hold_every_kernel_once():
+    kernels = [{"name": str(i), "seconds": s} for i, s in enumerate([1.3, 0.2, 0.9, 0.4, 0.3])]
+    shares = warm._split(kernels, 2)
+    assert sorted(k["name"] for share in shares for k in share) == [str(i) for i in range(5)]
