@@ -1,8 +1,8 @@
 """Compile the kernels a run will use on every core at once, when the compiled cache is cold.
 
 numba compiles each kernel on its first call, one after another on one core, and caches the
-machine code on disk; on a fresh install the first run spends most of its time there (about
-15 kernels, 0.2-1.3 s each). The signatures each method's run compiles are recorded in
+machine code on disk; on a fresh install the first run spends most of its time there (13
+kernels for ``auto``, 0.1-1.3 s each). The signatures each method's run compiles are recorded in
 ``kernel_signatures.json`` (``python -m neardup.warm --record`` writes it; a test checks it
 against a real run). :func:`warm` compiles the ones not cached yet: child processes compile
 their share into the cache while this process compiles its own, and the run then loads the
@@ -24,6 +24,7 @@ from typing import Any
 
 RECORD = Path(__file__).with_name("data") / "kernel_signatures.json"
 MODULES = ("neardup._kernels", "neardup.cluster")
+MAX_PROCESSES = 4  # past it the longest kernel (1.3 s) bounds the time, and each child costs memory
 _warmed: set[str] = set()
 _RECORD_ONE = "import json, neardup.warm as w; print(json.dumps(w.record_run({method!r})))"
 
@@ -40,7 +41,7 @@ def warm(method: str, *, workers: int) -> None:
         return
     if not cold:
         return
-    shares = _split(cold, min(workers, len(cold)))
+    shares = _split(cold, min(workers, len(cold), MAX_PROCESSES))
     children = []
     try:
         for share in shares[1:]:
