@@ -16,3 +16,14 @@ def unique_sorted(values: np.ndarray) -> np.ndarray:
     if not len(values):
         return values
     return values[np.r_[True, values[1:] != values[:-1]]]
+
+
+def gather(
+    values: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The runs ``values[starts[k] : starts[k] + lengths[k]]`` one after another, as flat rows
+    ``(values, offsets)``: one fancy index, no loop per row."""
+    offsets = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    at = np.repeat(np.asarray(starts, np.int64) - offsets[:-1], lengths) + np.arange(offsets[-1])
+    return values[at], offsets

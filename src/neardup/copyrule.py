@@ -766,6 +766,7 @@ def _heard_tokens(
     are a minority; 伟大的诠释 / 伟大的公司 is another phrase); with ``prune``, also unless
     their bags of readings share at least ``need`` tokens (a bound of the alignment)."""
     from ._kernels import common_counts, sort_per_doc
+    from .arrays import gather
 
     codes, offsets, _flags = tokens
     floor = np.maximum(np.ceil(HEARD_FLOOR * long_len - 1e-9), 1).astype(np.int64)
@@ -777,11 +778,8 @@ def _heard_tokens(
         return out
     left, right, need = left[written], right[written], need[written]
     docs, local = np.unique(np.concatenate([left, right]), return_inverse=True)
-    sizes = np.diff(offsets)[docs]
-    sub_off = np.zeros(len(docs) + 1, np.int64)
-    np.cumsum(sizes, out=sub_off[1:])
-    where = np.repeat(offsets[docs] - sub_off[:-1], sizes) + np.arange(sub_off[-1])
-    heard = _readings(codes[where])
+    sub_codes, sub_off = gather(codes, offsets[docs], np.diff(offsets)[docs])
+    heard = _readings(sub_codes)
     sub_left, sub_right = local[: len(left)], local[len(left) :]
     least = need.astype(np.int64) if prune else np.zeros(len(left), np.int64)
     bags = sort_per_doc(heard, sub_off)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import gather
 from .auto import Prepared
 
 
@@ -49,11 +50,7 @@ class _Ragged:
 
     def take(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rows of ``slots`` as flat sets ``(values, offsets)``."""
-        lengths = self.length[slots]
-        offsets = np.zeros(len(slots) + 1, np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        at = np.repeat(self.start[slots] - offsets[:-1], lengths) + np.arange(offsets[-1])
-        return self.values[at], offsets
+        return gather(self.values, self.start[slots], self.length[slots])
 
     def _make_room(self, size: int) -> None:
         """Compact when at least half the buffer is garbage, else double it."""
