@@ -235,6 +235,23 @@ def test_strip_markup():
     assert not create("ngram").compare(a, b)["duplicate"]
 
 
+_MARKUP_PIECES = ("http://t.cn/a", "//@u:", "@u", "#t#", "[泪]", "转发微博", "repost", "😭",
+                  "\\n", "\\\\t", "h", "r", "/", "#", "@", "[", "\\", "文", "ok", " ")  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_MARKUP_PIECES), max_size=12))
+def test_strip_markup_skips_only_texts_without_markup(pieces):
+    """The substring gate of normalised texts never skips one the full pattern would change."""
+    from neardup.markup import _CONTENT, MARKUP, strip_markup
+
+    text = "".join(pieces)
+    stripped = MARKUP.sub(" ", text)
+    assert strip_markup([text], normalized=True) == [
+        stripped if _CONTENT.search(stripped) else text
+    ]
+
+
 def test_fold_traditional():
     from neardup.variants import fold_traditional
 

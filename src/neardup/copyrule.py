@@ -41,15 +41,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from functools import cache, lru_cache
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
 from .errors import ConfigError
+from .readings import heard_codes, misheard
 
-RULE_VERSION = "neardup-copy-11"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike
+RULE_VERSION = "neardup-copy-12"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -545,55 +546,7 @@ def _typos(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
             run_a, run_b = "", ""
     if run_a:
         runs.append((run_a, run_b))
-    return all(len(x) == 1 or _misheard(x, y) <= len(x) // 2 for x, y in runs)
-
-
-def _misheard(a: str, b: str) -> int:
-    """How many characters of ``a`` share neither a reading (tone aside) nor a shape with the
-    one of ``b`` at their place: 0 for homophones (合力 / 和利) and look-alikes (人士 / 入土)
-    throughout, the two kinds of Chinese typing error (a pinyin input method, a misread glyph)."""
-    from pypinyin import Style, pinyin
-
-    def readings(text: str) -> list[set[str]]:
-        found = pinyin(text, style=Style.NORMAL, heteronym=True, errors=lambda t: [[""]] * len(t))
-        return [{_fuzzy(x) for x in r} - {""} for r in found]
-
-    ra, rb = readings(a), readings(b)
-    if not len(ra) == len(rb) == len(a) == len(b):
-        return len(a)
-    return sum(
-        not (x & y) and not _looks_alike(p, q) for x, y, p, q in zip(ra, rb, a, b, strict=True)
-    )
-
-
-_FUZZY_INITIAL = re.compile(r"^(zh|ch|sh|l)")
-_FUZZY_FINAL = re.compile(r"(ang|eng|ing)$")
-
-
-def _fuzzy(reading: str) -> str:
-    """A reading with the distinctions a fuzzy-pinyin input method gives up (zh / z, ch / c,
-    sh / s, l / n, ang / an, eng / en, ing / in): a writer whose accent merges them types the
-    characters of the other reading (岁尊 / 水准, 自此 / 支持)."""
-    reading = _FUZZY_INITIAL.sub(
-        lambda m: {"zh": "z", "ch": "c", "sh": "s", "l": "n"}[m[1]], reading
-    )
-    return _FUZZY_FINAL.sub(lambda m: m[1][:-1], reading)
-
-
-def _looks_alike(a: str, b: str) -> bool:
-    """Two characters with one four-corner code (the shape of each corner, a digit each): 人 /
-    入, 日 / 曰, 末 / 未, 士 / 土, 已 / 己. About 0.1 % of pairs of the 3,000 most common
-    characters share it (three corners of four: 1.5 %, too loose: 南 / 肃)."""
-    codes = _corner_codes()
-    ca, cb = codes.get(a), codes.get(b)
-    return bool(ca and cb) and ca[:4] == cb[:4]
-
-
-@lru_cache(maxsize=1)
-def _corner_codes() -> dict[str, str]:
-    from four_corner_method import FourCornerMethod
-
-    return FourCornerMethod().data
+    return all(len(x) == 1 or misheard(x, y) <= len(x) // 2 for x, y in runs)
 
 
 @dataclass(frozen=True)
@@ -779,7 +732,7 @@ def _heard_tokens(
     left, right, need = left[written], right[written], need[written]
     docs, local = np.unique(np.concatenate([left, right]), return_inverse=True)
     sub_codes, sub_off = gather(codes, offsets[docs], np.diff(offsets)[docs])
-    heard = _readings(sub_codes)
+    heard = heard_codes(sub_codes)
     sub_left, sub_right = local[: len(left)], local[len(left) :]
     least = need.astype(np.int64) if prune else np.zeros(len(left), np.int64)
     bags = sort_per_doc(heard, sub_off)
@@ -789,38 +742,6 @@ def _heard_tokens(
     if len(rows):
         out[written[rows]] = _matched_tokens(heard, sub_off, sub_left[rows], sub_right[rows], 1)
     return out
-
-
-def _readings(codes: np.ndarray) -> np.ndarray:
-    """Token hashes with each CJK character's replaced by the hash of its reading
-    (:func:`_sound_table`); other tokens unchanged."""
-    keys, sounds = _sound_table()
-    at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
-    return np.where(keys[at] == codes, sounds[at], codes)
-
-
-@lru_cache(maxsize=1)
-def _sound_table() -> tuple[np.ndarray, np.ndarray]:
-    """Token hashes of the CJK characters pypinyin reads, sorted, and the hash of each one's
-    first (most common) reading, toneless and fuzzy (:func:`_fuzzy`)."""
-    import unicodedata
-
-    from pypinyin.pinyin_dict import pinyin_dict
-
-    from .simhash import hash_features
-
-    @cache  # some 1,500 toned readings for 42,000 characters
-    def plain(reading: str) -> str:
-        bare = unicodedata.normalize("NFD", reading)
-        return "\x00" + _fuzzy(
-            "".join(c for c in bare if not unicodedata.combining(c)).replace("ü", "v")
-        )
-
-    chars = [chr(cp) for cp in pinyin_dict]
-    readings = [plain(found.split(",", 1)[0]) for found in pinyin_dict.values()]
-    keys = hash_features(chars)
-    order = np.argsort(keys)
-    return keys[order], hash_features(readings)[order]
 
 
 def substituted(

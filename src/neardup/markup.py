@@ -37,19 +37,26 @@ MARKUP = re.compile(
 
 
 _CONTENT = re.compile(r"[^\W_]")
-# The first characters markup can start with (a cheap test before the full pattern).
-_TRIGGER = re.compile("[h/@#\\[\\\\转轉rR\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+# A text can hold markup only if it holds one of these (each alternative of ``MARKUP`` needs
+# one): substring tests run at memory speed, where the full pattern, which has no common first
+# character, is tried at every position (0.9 s of 3.6 on reuters21578_en before this test).
+_NEEDS = ("http", "@", "#", "[", "转发微博", "轉發微博", "epost", "\\")
+_PICTOGRAPH = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+
+
+def _may_hold_markup(text: str) -> bool:
+    return any(s in text for s in _NEEDS) or _PICTOGRAPH.search(text) is not None
 
 
 def strip_markup(texts: Sequence[str], *, normalized: bool = False) -> list[str]:
     """``texts`` without social-media markup, in NFKC form; a text with no letter, digit or CJK
     character left is kept whole (else all such texts would look identical). ``normalized``:
-    the texts are already normalised (NFKC, case folded), so only texts holding a character
-    that can start markup are searched."""
+    the texts are already normalised (NFKC, case folded), so only texts holding a substring
+    that markup needs are searched."""
     out = []
     for text in texts:
         if normalized:
-            if not _TRIGGER.search(text):
+            if not _may_hold_markup(text):
                 out.append(text)
                 continue
         else:

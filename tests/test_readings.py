@@ -1,0 +1,57 @@
+"""The shipped reading table (data/readings.tsv.gz) and what the copy rule reads from it."""
+
+import pytest
+
+from neardup.readings import (
+    READINGS_VERSION,
+    build_readings,
+    char_readings,
+    fuzzy,
+    heard_codes,
+    misheard,
+    toneless,
+)
+from neardup.simhash import hash_features
+
+
+def test_shipped_table_is_the_one_pypinyin_gives():
+    """The persisted table equals a fresh build from the pypinyin it names."""
+    import pypinyin
+
+    assert READINGS_VERSION.startswith(f"pypinyin-{pypinyin.__version__.rsplit('.', 1)[0]}-")
+    assert char_readings() == build_readings()
+
+
+def test_readings_golden():
+    table = char_readings()
+    assert len(table) == 41_923
+    assert table["中"] == ("zhong",)
+    assert table["行"] == ("xing", "hang", "heng")
+    assert table["绿"] == ("lv", "lu")  # ü is v, not u: 女 (nv) does not read as 努 (nu)
+    assert toneless("lǜ") == "lv" and toneless("zhòng") == "zhong"
+    assert fuzzy("zhang") == "zan" and fuzzy("ling") == "nin" and fuzzy("shi") == "si"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "want"),
+    [
+        ("合力", "和利", 0),  # homophones
+        ("人士", "入土", 0),  # look-alikes (one four-corner code)
+        ("水准", "岁尊", 0),  # an accent's fuzzy readings
+        ("安阳", "银川", 2),
+        ("湖南", "甘肃", 2),  # 南 / 肃 share three corners of four: not alike
+        ("行", "航", 0),  # a second reading counts (xing, hang)
+        ("女", "努", 1),
+        ("ab", "abc", 2),
+    ],
+)
+def test_misheard(a, b, want):
+    assert misheard(a, b) == want
+
+
+def test_heard_codes_replace_characters_by_their_first_reading():
+    codes = hash_features(["星", "期", "天", "间", "见", "x"])
+    heard = heard_codes(codes)
+    assert heard[3] == heard[4]  # 间 / 见: jian
+    assert heard[5] == codes[5]  # not a character with a reading: unchanged
+    assert len(set(heard[:4].tolist())) == 4
