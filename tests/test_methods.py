@@ -212,6 +212,11 @@ def test_strip_markup():
     assert got[0].split() == ["太可怕了", "今天下午发生地震"]
     assert got[1] == "[哈哈]"  # nothing but markup: left as it is
     assert got[2] == "no markup here"
+    # a reply prefix is markup: the same words replied to two users are one text, and two
+    # replies holding nothing but other emoji stay apart (each is kept whole)
+    replies = strip_markup(["回复@小明:在理", "回复@阿红：在理", "回复@小明:[good]", "回复@阿红:[泪]"])
+    assert [t.split() for t in replies[:2]] == [["在理"], ["在理"]]
+    assert replies[2:] == ["回复@小明:[good]", "回复@阿红:[泪]"]
     damaged = strip_markup(
         ["看这里 ｈｔｔｐ://ｔ.ｃｎ/ａＥＰ８ x", "好 http : //t.cn/6G y", "呵 http//t.cn/R… z"]
     )

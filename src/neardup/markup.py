@@ -1,8 +1,8 @@
 """Social-media markup that carries no content: removed before comparing short texts.
 
 Reposts of one Weibo post differ by what the platform adds around it, not by what it says: a
-repost prefix (``转发微博``, ``//@user:``), @mentions, ``#topic#`` tags, ``[emoji]`` codes and
-emoji, and shortened URLs. A URL alone can halve the character-3-gram Jaccard of a headline,
+repost prefix (``转发微博``, ``//@user:``), a reply prefix (``回复@user:``), @mentions,
+``#topic#`` tags, ``[emoji]`` codes and emoji, and shortened URLs. A URL alone can halve the character-3-gram Jaccard of a headline,
 so the ``ngram`` method can drop these first (``strip_markup=True``; on by default on the short
 route of ``auto``). A text made only of markup is kept as it is, so that it is not mistaken for
 every other such text. A ``#topic#`` may hold spaces (Weibo campaign tags do): a long shared tag
@@ -22,11 +22,12 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-MARKUP_VERSION = 5  # what counts as markup; stored with online indexes that strip it
+MARKUP_VERSION = 6  # what counts as markup; stored with online indexes that strip it (6: replies)
 
 MARKUP = re.compile(
     r"https?(?:\s?[:~]+\s?/*|\s?/+)[!-~]*"  # URLs, also cut short or with marks disturbed
     r"|//@[^:：\s]{1,30}[:：]"  # repost chain: //@user:
+    r"|回复@[^:：\s]{1,30}[:：]"  # a reply: 回复@user:
     r"|@[\w\-]{1,30}"  # @mention
     r"|#[^#\s](?:[^#\n]{0,38}[^#\s])?#"  # #topic#, also with spaces inside (not "#3 and #4")
     r"|\[[^\[\]\s]{1,8}\]"  # [emoji] codes
