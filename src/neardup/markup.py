@@ -21,6 +21,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
 
 MARKUP_VERSION = 6  # what counts as markup; stored with online indexes that strip it (6: replies)
 
@@ -38,30 +41,55 @@ MARKUP = re.compile(
 
 
 _CONTENT = re.compile(r"[^\W_]")
-# A text can hold markup only if it holds one of these (each alternative of ``MARKUP`` needs
-# one): substring tests run at memory speed, where the full pattern, which has no common first
-# character, is tried at every position (0.9 s of 3.6 on reuters21578_en before this test).
-_NEEDS = ("http", "@", "#", "[", "转发微博", "轉發微博", "epost", "\\")
-_PICTOGRAPH = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+# A normalised text can hold markup only if it holds one of these (each alternative of
+# ``MARKUP`` needs one): a compiled scan finds those texts, where the full pattern, which has
+# no common first character, is tried at every position of every text (0.9 s of 3.6 on
+# reuters21578_en when every text holding an "h" or an "r" was searched).
+_NEEDS = ("http", "转发微博", "轉發微博", "epost")
+_NEEDS_ONE = "@#[\\\ufe0f"
+_PICTOGRAPHS = ((0x1F300, 0x1FAFF), (0x2600, 0x27BF))
 
 
-def _may_hold_markup(text: str) -> bool:
-    return any(s in text for s in _NEEDS) or _PICTOGRAPH.search(text) is not None
+def markup_candidates(cps: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Which of the normalised texts ``(cps, offsets)`` (:func:`neardup.normalize.encode_texts`)
+    can hold markup: the others are left as they are by :func:`strip_markup`."""
+    from ._kernels import docs_holding
+
+    return docs_holding(cps, offsets, *_trigger_tables())
 
 
-def strip_markup(texts: Sequence[str], *, normalized: bool = False) -> list[str]:
+@lru_cache(maxsize=1)
+def _trigger_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For :func:`neardup._kernels.docs_holding`: per code point, 1 for a character that can
+    be markup alone, 2 for the first character of a string of ``_NEEDS``; and those strings."""
+    starts = np.zeros(max(hi for _, hi in _PICTOGRAPHS) + 1, np.uint8)
+    for lo, hi in _PICTOGRAPHS:
+        starts[lo : hi + 1] = 1
+    starts[[ord(c) for c in _NEEDS_ONE]] = 1
+    starts[[ord(s[0]) for s in _NEEDS]] = 2
+    needles = np.array([ord(c) for s in _NEEDS for c in s], np.uint32)
+    needle_off = np.zeros(len(_NEEDS) + 1, np.int64)
+    np.cumsum([len(s) for s in _NEEDS], out=needle_off[1:])
+    return starts, needles, needle_off
+
+
+def strip_markup(
+    texts: Sequence[str], *, normalized: bool = False, candidates: np.ndarray | None = None
+) -> list[str]:
     """``texts`` without social-media markup, in NFKC form; a text with no letter, digit or CJK
     character left is kept whole (else all such texts would look identical). ``normalized``:
-    the texts are already normalised (NFKC, case folded), so only texts holding a substring
-    that markup needs are searched."""
-    out = []
-    for text in texts:
-        if normalized:
-            if not _may_hold_markup(text):
-                out.append(text)
-                continue
-        else:
-            text = unicodedata.normalize("NFKC", text)
-        stripped = MARKUP.sub(" ", text)
-        out.append(stripped if _CONTENT.search(stripped) else text)
+    the texts are already normalised (NFKC, case folded), so only those that can hold markup
+    are searched — ``candidates`` (:func:`markup_candidates`) when the caller has them."""
+    if not normalized:
+        texts = [unicodedata.normalize("NFKC", t) for t in texts]
+    elif candidates is None:
+        from .normalize import encode_texts
+
+        candidates = markup_candidates(*encode_texts(texts))
+    out = list(texts)
+    rows = range(len(out)) if candidates is None else np.flatnonzero(candidates).tolist()
+    for k in rows:
+        stripped = MARKUP.sub(" ", out[k])
+        if _CONTENT.search(stripped):
+            out[k] = stripped
     return out

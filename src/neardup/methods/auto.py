@@ -42,7 +42,7 @@ from ..config import NormalizeConfig
 from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, token_codes
 from ..errors import ConfigError, InputError
 from ..index.ngram import candidate_chunks
-from ..markup import strip_markup
+from ..markup import markup_candidates, strip_markup
 from ..memory import release_free_memory
 from ..nearmiss import NearMisses
 from ..normalize import (
@@ -335,9 +335,11 @@ class AutoMethod:
         base = replace(cfg.normalize, remove_punctuation=False)
         if base.cjk_only or not base.casefold:  # options outside the compiled path
             return self._compared_exactly(texts)
-        out = decode_texts(*normalize_encoded(texts, base))
+        cps, offsets = normalize_encoded(texts, base)
+        out = decode_texts(cps, offsets)
         if cfg.strip_markup:
-            out = strip_markup(out, normalized=True)
+            out = strip_markup(out, normalized=True, candidates=markup_candidates(cps, offsets))
+        del cps
         cps, offsets = filter_encoded(*encode_texts(out), fold_traditional=cfg.fold_traditional)
         out = decode_texts(cps, offsets)
         empty = np.flatnonzero(np.diff(offsets) == 0).tolist()
