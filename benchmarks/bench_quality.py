@@ -150,12 +150,21 @@ def _sweep(method: str, name: str, values: Sequence) -> list[tuple[str, Callable
     return [(f"{method} {name}={v}", run_neardup(method, **{name: v})) for v in values]
 
 
+# The clustering rule beside the thresholds: the default joins a document only to a kept one it
+# was verified against, so two copies edited apart stay apart when one of them came first
+# (their original, arriving later, joins the first); connected components chain them.
+CLUSTERINGS: list[tuple[str, Callable]] = [
+    ("auto keep=longest", run_neardup("auto", keep="longest")),
+    ("auto clusters=components", run_neardup("auto", clusters="components")),
+]
 SWEEPS: dict[str, list[tuple[str, Callable]]] = {
     "short": _sweep("auto", "short_similarity", (0.6, 0.7, 0.8, 0.9))
-    + _sweep("auto", "strip_markup", (False,)),
+    + _sweep("auto", "strip_markup", (False,))
+    + CLUSTERINGS,
     "long": _sweep("auto", "containment", (0.5, 0.6, 0.7, 0.8))
     + _sweep("auto", "coverage", (0.4, 0.6))
-    + _sweep("simhash", "max_distance", (3, 8)),
+    + _sweep("simhash", "max_distance", (3, 8))
+    + CLUSTERINGS,
 }
 
 
