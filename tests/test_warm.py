@@ -65,3 +65,24 @@ def test_shares_hold_every_kernel_once():
     kernels = [{"name": str(i), "seconds": s} for i, s in enumerate([1.3, 0.2, 0.9, 0.4, 0.3])]
     shares = warm._split(kernels, 2)
     assert sorted(k["name"] for share in shares for k in share) == [str(i) for i in range(5)]
+
+
+def test_kernels_of_one_group_share_a_process():
+    """Kernels calling numba's sort go to one share (each process would compile the sort), the
+    group weighing as much as its kernels together; the record marks them."""
+    kernels = [
+        {"name": "a", "seconds": 1.3, "group": "sort"},
+        {"name": "b", "seconds": 0.9},
+        {"name": "c", "seconds": 0.2, "group": "sort"},
+        {"name": "d", "seconds": 0.8},
+    ]
+    names = [sorted(k["name"] for k in share) for share in warm._split(kernels, 2)]
+    assert names == [["a", "c", "d"], ["b"]]  # a + c weigh 1.5 s; b goes to the child (0.8 s start)
+    alone = [{**k, "group": ""} for k in kernels]
+    assert [sorted(k["name"] for k in share) for share in warm._split(alone, 2)] == [
+        ["a", "d"],
+        ["b", "c"],
+    ]
+    groups = {k["name"]: k["group"] for k in warm._recorded()["auto"]}
+    assert groups["unique_per_doc"] == groups["sort_per_doc"] == "sort"
+    assert groups["pair_shapes"] == ""

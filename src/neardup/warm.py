@@ -65,13 +65,18 @@ def warm(method: str, *, workers: int) -> None:
 def _split(kernels: list[dict[str, Any]], parts: int) -> list[list[dict[str, Any]]]:
     """Kernels in ``parts`` shares of about equal recorded compile time (longest first, each
     to the lightest share); the first share (this process's) starts lighter by a child's
-    start-up, which the others spend importing."""
+    start-up, which the others spend importing. Kernels of one ``group`` (those calling numba's
+    sort, which a process compiles once, about a second, for the first of them) go to one
+    share together: split, each process would compile the sort again."""
+    units: dict[str, list[dict[str, Any]]] = {}
+    for i, kernel in enumerate(kernels):
+        units.setdefault(kernel.get("group") or f"\0{i}", []).append(kernel)
     shares: list[list[dict[str, Any]]] = [[] for _ in range(parts)]
     load = [0.0] + [0.8] * (parts - 1)  # seconds: a child's interpreter, numpy and numba
-    for kernel in sorted(kernels, key=lambda k: -k["seconds"]):
+    for unit in sorted(units.values(), key=lambda u: -sum(k["seconds"] for k in u)):
         i = load.index(min(load))
-        shares[i].append(kernel)
-        load[i] += kernel["seconds"]
+        shares[i].extend(unit)
+        load[i] += sum(k["seconds"] for k in unit)
     return shares
 
 
@@ -138,9 +143,18 @@ def compiled_signatures(seconds: dict[str, float] | None = None) -> list[dict[st
                             "name": name,
                             "args": [_describe(t) for t in signature],
                             "seconds": round((seconds or {}).get(name, 0.0), 2),
+                            "group": _group(obj.py_func),
                         }
                     )
     return found
+
+
+def _group(function: Any) -> str:
+    """``"sort"`` for a kernel that calls numba's sort (compiled once per process, with the
+    first such kernel), else ``""``."""
+    import inspect
+
+    return "sort" if "np.sort(" in inspect.getsource(function) else ""
 
 
 def record_run(method: str) -> list[dict[str, Any]]:
