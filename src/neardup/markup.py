@@ -2,11 +2,12 @@
 
 Reposts of one Weibo post differ by what the platform adds around it, not by what it says: a
 repost prefix (``转发微博``, ``//@user:``), a reply prefix (``回复@user:``), @mentions,
-``#topic#`` tags, ``[emoji]`` codes and emoji, and shortened URLs. A URL alone can halve the character-3-gram Jaccard of a headline,
-so the ``ngram`` method can drop these first (``strip_markup=True``; on by default on the short
-route of ``auto``). A text made only of markup is kept as it is, so that it is not mistaken for
-every other such text. A ``#topic#`` may hold spaces (Weibo campaign tags do): a long shared tag
-must not be what makes two different comments look alike.
+``#topic#`` tags, ``[emoji]`` codes and emoji, and shortened URLs. A URL alone can halve the
+character-3-gram Jaccard of a headline, so the ``ngram`` method can drop these first
+(``strip_markup=True``; on by default on the short route of ``auto``). A text made only of
+markup is kept as it is, so that it is not mistaken for every other such text. A ``#topic#`` may
+hold spaces (Weibo campaign tags do): a long shared tag must not be what makes two different
+comments look alike.
 
 Crawler residue is markup too: line breaks and tabs written as escapes (``\\n``, ``\\r\\n``),
 which would otherwise glue ``n`` or ``rn`` to the words and figures beside them (``38\\r\\n货运量``
