@@ -57,8 +57,10 @@ def exact_repeats(texts: list[str]) -> np.ndarray:
 
 
 def clip(text: str, n: int = 300) -> str:
+    """The first ``n`` characters on one line, saying how many more there are: a judgement is
+    made on both full texts, which a clip can hide (a table continued past it)."""
     text = text.replace("\t", " ").replace("\n", " / ")
-    return text if len(text) <= n else text[:n] + "…"
+    return text if len(text) <= n else f"{text[:n]}… [{len(text) - n:,} more characters]"
 
 
 def run(name: str, sample: int, seed: int, method_name: str = DEFAULT_METHOD) -> None:
