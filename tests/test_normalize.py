@@ -144,3 +144,19 @@ def test_splice_documents_replaces_exactly_the_given_documents(docs, data):
         expected[d] = repl_docs[j]
     assert [out[out_off[d] : out_off[d + 1]].tolist() for d in range(len(docs))] == expected
     assert out.dtype == np.uint32
+
+
+def test_joined_html_keeps_the_separators(monkeypatch):
+    """Texts with entities and tags are normalised joined, in one pass (unescaping never yields
+    the separator), not one by one after a failed split — and equal to one by one."""
+    import importlib
+
+    nz = importlib.import_module("neardup.normalize")  # the package exports a function of that name
+    texts = ["AT&T &amp; S&P <BBLB.B> up", "a&lt;b&gt;c &#0; d", "<p>x</p>&nbsp;y", "plain"]
+    want = [normalize(t) for t in texts]
+
+    def no_fallback(*_args, **_kwargs):
+        raise AssertionError("a joined chunk fell back to one text at a time")
+
+    monkeypatch.setattr(nz, "normalize", no_fallback)
+    assert nz._normalize_chunk(texts, NormalizeConfig()) == want

@@ -47,8 +47,8 @@ def _strip_html(text: str) -> str:
         before = text
         if "<" in text:
             text = _TAG.sub(" ", _SCRIPT.sub(" ", text))
-        if "&" in text:
-            text = html.unescape(text).replace(_SEP, "")
+        if "&" in text:  # never yields NUL (&#0; is U+FFFD): joined texts keep their separators
+            text = html.unescape(text)
         if text == before:
             return text
 
