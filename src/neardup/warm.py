@@ -65,9 +65,9 @@ def warm(method: str, *, workers: int) -> None:
 def _split(kernels: list[dict[str, Any]], parts: int) -> list[list[dict[str, Any]]]:
     """Kernels in ``parts`` shares of about equal recorded compile time (longest first, each
     to the lightest share); the first share (this process's) starts lighter by a child's
-    start-up, which the others spend importing. Kernels of one ``group`` (those calling numba's
-    sort, which a process compiles once, about a second, for the first of them) go to one
-    share together: split, each process would compile the sort again."""
+    start-up, which the others spend importing. Kernels of one ``group`` (those calling a sort,
+    which a process compiles once, about a second, for the first of them) go to one share
+    together: split, each process would compile the sort again."""
     units: dict[str, list[dict[str, Any]]] = {}
     for i, kernel in enumerate(kernels):
         units.setdefault(kernel.get("group") or f"\0{i}", []).append(kernel)
@@ -149,12 +149,16 @@ def compiled_signatures(seconds: dict[str, float] | None = None) -> list[dict[st
     return found
 
 
+_SORTS = ("np.sort(", "_sort_hashes(")  # callees that cost about a second to compile
+
+
 def _group(function: Any) -> str:
-    """``"sort"`` for a kernel that calls numba's sort (compiled once per process, with the
-    first such kernel), else ``""``."""
+    """``"sort"`` for a kernel that calls a sort (numba's, or ``_kernels._sort_hashes``: each
+    compiled once per process, with the first kernel calling it), else ``""``."""
     import inspect
 
-    return "sort" if "np.sort(" in inspect.getsource(function) else ""
+    source = inspect.getsource(function)
+    return "sort" if any(call in source for call in _SORTS) else ""
 
 
 def record_run(method: str) -> list[dict[str, Any]]:
