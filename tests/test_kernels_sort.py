@@ -38,3 +38,21 @@ def test_long_documents_of_few_values_sort_in_time():
     ordered = _kernels.sort_per_doc(values, offsets)
     assert ordered[:200_000].tolist() == [3] * 100_000 + [5] * 100_000
     assert ordered[200_000:].tolist() == list(range(1, 70_001))
+
+
+def test_an_array_past_the_bucket_cap_sorts():
+    """Past ``2 ** MAX_BUCKET_BITS`` values, buckets hold several each (heapsort past
+    ``SMALL_BUCKET``): still numpy's order; and the counts of the common-gram fit are
+    ``np.unique``'s."""
+    from neardup.methods.auto import _unique_counts
+
+    rng = np.random.default_rng(5)
+    n = (1 << _kernels.MAX_BUCKET_BITS) * 3 + 7
+    values = rng.integers(0, 2**64 - 1, n, dtype=np.uint64)
+    values[: n // 3] = values[n // 3 : 2 * (n // 3)]  # repeats
+    ordered = _kernels.sort_per_doc(values, np.array([0, n], np.int64))
+    assert np.array_equal(ordered, np.sort(values))
+    for got, want in zip(
+        _unique_counts(values), np.unique(values, return_counts=True), strict=True
+    ):
+        assert np.array_equal(got, want)

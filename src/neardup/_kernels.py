@@ -443,6 +443,7 @@ def docs_holding(cps, offsets, starts, needles, needle_off):
 
 
 SMALL_BUCKET = 32  # values: sorted by insertion; a larger bucket (repeats, or bad luck) by heapsort
+MAX_BUCKET_BITS = 20  # a million buckets at most: the scratch stays 8 MB for one long array
 
 
 @numba.njit(cache=True, nogil=True)
@@ -451,11 +452,11 @@ def _sort_hashes(src, lo, hi, dst, start, counts):
     their top bits into about as many buckets as values, each bucket then sorted on its own
     (insertion, or heapsort past ``SMALL_BUCKET`` values) — expected linear time, and
     O(n log n) at worst. numba's ``np.sort`` costs a second of compiling; this, written as one
-    function, a fraction. ``counts``: scratch of ``2 ** ceil(log2(hi - lo)) + 1`` integers at
-    least."""
+    function, a fraction. ``counts``: scratch of ``2 ** min(ceil(log2(hi - lo)),
+    MAX_BUCKET_BITS) + 1`` integers at least."""
     n = hi - lo
     bits = 0
-    while (1 << bits) < n:
+    while (1 << bits) < n and bits < MAX_BUCKET_BITS:
         bits += 1
     buckets = 1 << bits
     shift = np.uint64(64 - bits) if bits > 0 else np.uint64(63)
@@ -513,7 +514,7 @@ def unique_per_doc(hashes, offsets):
     longest = 1
     for d in range(ndocs):
         longest = max(longest, offsets[d + 1] - offsets[d])
-    counts = np.empty(2 * longest + 2, np.int64)  # at least 2 ** ceil(log2(longest)) + 1
+    counts = np.empty(min(2 * longest, 1 << MAX_BUCKET_BITS) + 2, np.int64)  # the buckets + 1
     w = 0
     for d in range(ndocs):
         start = w
@@ -570,7 +571,7 @@ def sort_per_doc(values, offsets):
     longest = 1
     for d in range(offsets.shape[0] - 1):
         longest = max(longest, offsets[d + 1] - offsets[d])
-    counts = np.empty(2 * longest + 2, np.int64)  # at least 2 ** ceil(log2(longest)) + 1
+    counts = np.empty(min(2 * longest, 1 << MAX_BUCKET_BITS) + 2, np.int64)  # the buckets + 1
     for d in range(offsets.shape[0] - 1):
         _sort_hashes(values, offsets[d], offsets[d + 1], out, offsets[d], counts)
     return out

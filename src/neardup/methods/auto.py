@@ -857,18 +857,29 @@ def _value_counts(values: np.ndarray, *, workers: int) -> tuple[np.ndarray, np.n
     threads: the values are split by their top bits into ranges (hashes fill them evenly), each
     range is counted on its own, and the ranges joined in order are the same arrays."""
     if workers <= 1 or len(values) < PARALLEL_UNIQUE:
-        return np.unique(values, return_counts=True)
+        return _unique_counts(values)
     bits = max(1, int(np.ceil(np.log2(2 * workers))))
     top = values >> np.uint64(64 - bits)
     ranges = [values[top == b] for b in range(1 << bits)]
     del top
     found = map_ranges(
-        lambda lo, _hi: np.unique(ranges[lo], return_counts=True),
+        lambda lo, _hi: _unique_counts(ranges[lo]),
         len(ranges),
         size=1,
         workers=workers,
     )
     return np.concatenate([u for u, _ in found]), np.concatenate([c for _, c in found])
+
+
+def _unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_counts=True)`` of hashes, sorted by the compiled bucket sort
+    (``_kernels.sort_per_doc`` of one document: 0.6 s for 13 million where numpy takes 0.9)."""
+    values = np.ascontiguousarray(values, np.uint64)
+    if not len(values):
+        return values, np.zeros(0, np.int64)
+    ordered = _kernels.sort_per_doc(values, np.array([0, len(values)], np.int64))
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    return ordered[starts], np.diff(np.r_[starts, len(ordered)])
 
 
 class _Held:
