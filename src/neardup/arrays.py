@@ -13,9 +13,14 @@ def unique_sorted(values: np.ndarray) -> np.ndarray:
     positions: 2.2 s against 0.19 s on this project's machine), so the core sorts instead.
     """
     values = np.sort(np.asarray(values).reshape(-1))
-    if not len(values):
-        return values
-    return values[np.r_[True, values[1:] != values[:-1]]]
+    return values[run_firsts(values)]
+
+
+def run_firsts(ordered: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of a sorted array starts (a boolean mask)."""
+    if not len(ordered):
+        return np.zeros(0, np.bool_)
+    return np.r_[True, ordered[1:] != ordered[:-1]]
 
 
 def gather(

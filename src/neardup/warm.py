@@ -1,8 +1,8 @@
 """Compile the kernels a run will use on every core at once, when the compiled cache is cold.
 
 numba compiles each kernel on its first call, one after another on one core, and caches the
-machine code on disk; on a fresh install the first run spends most of its time there (13
-kernels for ``auto``, 0.1-1.3 s each). The signatures each method's run compiles are recorded in
+machine code on disk; on a fresh install the first run spends most of its time there (14
+kernels for ``auto``, 0.1-1.5 s each). The signatures each method's run compiles are recorded in
 ``kernel_signatures.json`` (``python -m neardup.warm --record`` writes it; a test checks it
 against a real run). :func:`warm` compiles the ones not cached yet: child processes compile
 their share into the cache while this process compiles its own, and the run then loads the
@@ -149,16 +149,12 @@ def compiled_signatures(seconds: dict[str, float] | None = None) -> list[dict[st
     return found
 
 
-_SORTS = ("np.sort(", "_sort_hashes(")  # callees that cost about a second to compile
-
-
 def _group(function: Any) -> str:
-    """``"sort"`` for a kernel that calls a sort (numba's, or ``_kernels._sort_hashes``: each
-    compiled once per process, with the first kernel calling it), else ``""``."""
-    import inspect
-
-    source = inspect.getsource(function)
-    return "sort" if any(call in source for call in _SORTS) else ""
+    """``"sort"`` for a kernel that calls a sort (``_kernels._sort_hashes``, or numba's
+    ``np.sort``: each compiled once per process, about a second, with the first kernel calling
+    it), else ``""`` — read from the names its code refers to."""
+    names = set(function.__code__.co_names)
+    return "sort" if "_sort_hashes" in names or {"np", "sort"} <= names else ""
 
 
 def record_run(method: str) -> list[dict[str, Any]]:

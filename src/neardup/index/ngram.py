@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import _kernels
+from ..arrays import run_firsts
 from ..features import char_ngrams
 from ..normalize import encode_texts
 from ..parallel import map_ranges, per_worker
@@ -117,7 +118,7 @@ def candidate_chunks(
     # list in document order (np.unique, then a sort of the ids, took 1.8 times as long)
     order = np.argsort(values, kind="stable")
     ordered = values[order]
-    first = np.r_[True, ordered[1:] != ordered[:-1]] if len(ordered) else np.zeros(0, bool)
+    first = run_firsts(ordered)
     starts = np.flatnonzero(first)
     counts = np.diff(np.r_[starts, len(ordered)])
     key_ids = np.empty(len(values), np.int64)

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .. import _kernels
-from ..arrays import unique_sorted
+from ..arrays import run_firsts, unique_sorted
 from ..config import NormalizeConfig
 from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, token_codes
 from ..errors import ConfigError, InputError
@@ -875,11 +875,9 @@ def _unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_counts=True)`` of hashes, sorted by the compiled bucket sort
     (``_kernels.sort_per_doc`` of one document: 0.6 s for 13 million where numpy takes 0.9)."""
     values = np.ascontiguousarray(values, np.uint64)
-    if not len(values):
-        return values, np.zeros(0, np.int64)
     ordered = _kernels.sort_per_doc(values, np.array([0, len(values)], np.int64))
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    return ordered[starts], np.diff(np.r_[starts, len(ordered)])
+    starts = np.flatnonzero(run_firsts(ordered))
+    return ordered[starts], np.diff(np.r_[starts, len(ordered)]).astype(np.int64)
 
 
 class _Held:
