@@ -738,6 +738,22 @@ def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
 
 
 @numba.njit(cache=True, nogil=True)
+def bucket_bound(counts, left, right, least):
+    """Whether rows ``left[p]`` and ``right[p]`` of ``counts`` (counts per bucket) can share
+    ``least[p]`` items: ``sum_k min(counts[left[p], k], counts[right[p], k]) >= least[p]``."""
+    out = np.empty(left.shape[0], np.bool_)
+    buckets = counts.shape[1]
+    for p in range(left.shape[0]):
+        a = counts[left[p]]
+        b = counts[right[p]]
+        shared = 0
+        for k in range(buckets):
+            shared += min(a[k], b[k])
+        out[p] = shared >= least[p]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, out_l, out_r, counts):
     """Pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key, each once:
     ``counts[x - lo]`` gets the number of ``x``'s pairs, and the pairs are written to ``out_l``

@@ -644,7 +644,7 @@ def judge_pairs(
         matched, short_len, long_len, strict, gram_containment, gram_coverage
     )
     shape = _shape(containment, coverage, short_len, strict, rule)
-    need = np.maximum(np.ceil(rule.heard_similarity * long_len - 1e-9), 1)
+    need = _heard_need(long_len, rule)
     retry = np.flatnonzero(strict & ~shape & (short_len >= need))
     if len(retry):  # typos in a short text: characters that read alike count as matched
         heard = _heard_tokens(
@@ -722,7 +722,7 @@ def _heard_tokens(
     from .arrays import gather
 
     codes, offsets, _flags = tokens
-    floor = np.maximum(np.ceil(HEARD_FLOOR * long_len - 1e-9), 1).astype(np.int64)
+    floor = _heard_floor(long_len)
     out = np.zeros(len(left))
     written = np.flatnonzero(
         common_counts(bags, offsets, bags[:0], offsets, left, right, floor, 0) >= 0
@@ -798,6 +798,13 @@ def _bag_bound(
     pairs fail on that alone (a compiled count that stops once the need is met)."""
     from ._kernels import common_counts
 
+    least = _aligned_need(short_len, long_len, rule)
+    return common_counts(bags, offsets, bags[:0], offsets, left, right, least, 0) >= 0
+
+
+def _aligned_need(short_len: np.ndarray, long_len: np.ndarray, rule: CopyRule) -> np.ndarray:
+    """Tokens a pair under the short-text rule must match to have the shape of a copy
+    (:func:`_shape` on aligned tokens): near-identical, or contained and covering enough."""
     need = np.minimum(
         np.ceil(rule.short_similarity * long_len - 1e-9),
         np.where(
@@ -808,8 +815,29 @@ def _bag_bound(
             np.inf,
         ),
     )
-    least = np.maximum(need, 1).astype(np.int64)
-    return common_counts(bags, offsets, bags[:0], offsets, left, right, least, 0) >= 0
+    return np.maximum(need, 1).astype(np.int64)
+
+
+def _heard_need(long_len: np.ndarray, rule: CopyRule) -> np.ndarray:
+    """Tokens a pair must match on readings (:func:`_heard_tokens`) to be a copy."""
+    return np.maximum(np.ceil(rule.heard_similarity * long_len - 1e-9), 1)
+
+
+def _heard_floor(long_len: np.ndarray) -> np.ndarray:
+    """Tokens a pair must hold alike as written before it is aligned on readings."""
+    return np.maximum(np.ceil(HEARD_FLOOR * long_len - 1e-9), 1).astype(np.int64)
+
+
+def strict_least(short_len: np.ndarray, long_len: np.ndarray, rule: CopyRule) -> np.ndarray:
+    """The fewest tokens two texts judged by the short-text rule must hold in common (as bags
+    of token hashes, repeats counted) for :func:`judge_pairs` to find a copy with ``prune``:
+    what the alignment needs (:func:`_bag_bound`) or, where the lengths allow the retry on
+    readings, the floor of that retry. A batch drops pairs below it before it tokenizes them."""
+    short_len = np.asarray(short_len, np.float64)
+    long_len = np.asarray(long_len, np.float64)
+    least = _aligned_need(short_len, long_len, rule)
+    heard = short_len >= _heard_need(long_len, rule)
+    return np.where(heard, np.minimum(least, _heard_floor(long_len)), least)
 
 
 def _matched_tokens(

@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import _kernels
 from ..arrays import run_firsts, unique_sorted
+from ..bagbound import TokenBuckets
 from ..config import NormalizeConfig
 from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, token_codes
 from ..errors import ConfigError, InputError
@@ -209,6 +210,7 @@ class Prepared:
     sketch: tuple[np.ndarray, np.ndarray]  # the ``sketch`` smallest of them
     tokens: np.ndarray  # alignment tokens per text (see :func:`neardup.copyrule.tokenize`)
     sample: tuple[np.ndarray, np.ndarray]  # consistent sample of the rare grams (see _sample)
+    buckets: TokenBuckets | None = None  # a batch's bound on the tokens short texts share
 
     def __len__(self) -> int:
         return len(self.compared)
@@ -223,13 +225,19 @@ class _Grams:
     tokens: np.ndarray
     values: np.ndarray
     offsets: np.ndarray
+    buckets: TokenBuckets | None = None
 
     @classmethod
-    def of(cls, texts: list[str], gram: int) -> _Grams:
+    def of(cls, texts: list[str], gram: int, *, bucket_tokens: int = 0) -> _Grams:
+        """The chunk's grams; with ``bucket_tokens``, also the :class:`TokenBuckets` of the
+        texts with at most that many tokens."""
         cps, cp_offsets = encode_texts(texts)
         hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, gram)
         tokens = _kernels.token_counts(cps, cp_offsets)
-        return cls(texts, tokens, *_kernels.unique_per_doc(hashes, hoff))
+        buckets = None
+        if bucket_tokens:
+            buckets = TokenBuckets.of(texts, tokens <= bucket_tokens)
+        return cls(texts, tokens, *_kernels.unique_per_doc(hashes, hoff), buckets)
 
 
 def gram_sets(texts: list[str], gram: int) -> tuple[np.ndarray, np.ndarray]:
@@ -364,13 +372,18 @@ class AutoMethod:
                 out[i] = t
         return out
 
-    def prepare(self, compared: Sequence[str], *, fit: bool = False) -> Prepared:
+    def prepare(
+        self, compared: Sequence[str], *, fit: bool = False, buckets: bool = False
+    ) -> Prepared:
         """Rare grams and sketches of compared texts; ``fit`` fits the common-gram table first
-        (when none was given). Chunks of texts on ``workers`` threads (the kernels release the
+        (when none was given); ``buckets``: also the :class:`~neardup.bagbound.TokenBuckets`
+        of short texts, which let a batch drop most candidate pairs of short texts before it
+        tokenizes them. Chunks of texts on ``workers`` threads (the kernels release the
         interpreter lock); the result does not depend on their number."""
         compared = list(compared)
+        most = self._bucket_tokens() if buckets else 0
         chunks = map_ranges(
-            lambda lo, hi: _Grams.of(compared[lo:hi], self.config.gram),
+            lambda lo, hi: _Grams.of(compared[lo:hi], self.config.gram, bucket_tokens=most),
             len(compared),
             size=DOCS_CHUNK,
             workers=self.workers,
@@ -401,7 +414,18 @@ class AutoMethod:
             _sketch(values, offsets, self.config.sketch),
             grams.tokens,
             _sample(values, offsets),
+            grams.buckets,
         )
+
+    def _bucket_tokens(self) -> int:
+        """Tokens (as ``Prepared.tokens`` counts them) up to which a text can be judged by the
+        short-text rule against a text of enough rare grams: the shorter has fewer than
+        ``max(short_tokens, typo_tokens)``, the longer at most ``1 / min(short_similarity,
+        coverage)`` times as many (:func:`neardup._kernels.pair_shapes`). Pairs with a longer
+        text are not bounded by buckets (nor are those of texts with few rare grams)."""
+        cfg = self.config
+        few = max(cfg.short_tokens, cfg.typo_tokens)
+        return int(np.ceil(few / min(cfg.short_similarity, cfg.coverage)))
 
     def verify(
         self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray
@@ -470,6 +494,9 @@ class AutoMethod:
             SAMPLE_RATE,
         )
         checked = np.flatnonzero(possible)
+        if both.buckets is not None:  # a batch: most pairs of short texts end here
+            a, b, short = ia[checked], jb[checked], strict[checked]
+            checked = checked[both.buckets.may_be_copies(a, b, short, cfg.rule())]
         return _Shapes(checked, strict[checked], contain[checked], cover[checked])
 
     def _tokens(self, both: Prepared, documents: np.ndarray, *, workers: int) -> _Tokens:
@@ -573,7 +600,7 @@ class AutoMethod:
         distinct = [compared[i] for i in reps.tolist()]
         del compared  # the exact copies' texts are not needed any more (memory)
         release_free_memory()
-        prepared = self.prepare(distinct, fit=True)
+        prepared = self.prepare(distinct, fit=True, buckets=self.config.match == "copy")
         del distinct
         release_free_memory()
         clock.lap("sketch")
@@ -766,12 +793,14 @@ def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:
 def merge_prepared(parts: Sequence[Prepared]) -> Prepared:
     """One :class:`Prepared` from several (in order)."""
     compared = [c for p in parts for c in p.compared]
+    buckets = [p.buckets for p in parts if p.buckets is not None]
     return Prepared(
         compared,
         _concat_sets([p.grams for p in parts]),
         _concat_sets([p.sketch for p in parts]),
         _concat([p.tokens for p in parts], np.int64),
         _concat_sets([p.sample for p in parts]),
+        TokenBuckets.concat(buckets) if parts and len(buckets) == len(parts) else None,
     )
 
 

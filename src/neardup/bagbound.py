@@ -1,0 +1,75 @@
+"""A compact bound on how many tokens two short texts share, for a batch's candidate pairs.
+
+Most candidate pairs of short texts (posts, titles) share one rare gram and little else. The
+copy rule drops them on the tokens both texts hold (:func:`neardup.copyrule.strict_least`), but
+only once it has tokenized both texts. A batch holds, for each text short enough to be judged
+by the short-text rule, its tokens counted per bucket of their hashes' top bits (64 bytes):
+two texts cannot share more tokens than ``sum_k min(count_a[k], count_b[k])``, so a pair
+below the rule's need is dropped at the candidate stage, before anything is tokenized or held
+(weibo_ced_zh: 11.8 million pairs of short texts reach that stage, 0.2 million pass the bound).
+The bound only drops pairs the copy rule would reject: verdicts do not change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels
+from .copyrule import CopyRule, strict_least, token_codes
+
+BUCKET_BITS = 6  # 64 buckets: weibo's short pairs pass 1.5x as often as on exact bags
+MOST_TOKENS = 255  # a count per bucket is one byte; a text with more tokens gets no row
+
+
+@dataclass(frozen=True)
+class TokenBuckets:
+    """Per-text token counts per bucket: ``counts[row[d]]`` for text ``d`` (``row`` -1: none),
+    and the text's number of tokens ``lengths[row[d]]`` (as the copy rule counts them)."""
+
+    counts: np.ndarray  # (rows, 64) uint8
+    row: np.ndarray  # int64 per text
+    lengths: np.ndarray  # int64 per row
+
+    @classmethod
+    def of(cls, texts: Sequence[str], counted: np.ndarray) -> TokenBuckets:
+        """The rows of the ``counted`` texts."""
+        which = np.flatnonzero(counted)
+        codes, code_off, _flags = token_codes([texts[i] for i in which.tolist()])
+        lengths = np.diff(code_off)
+        keep = lengths <= MOST_TOKENS
+        buckets = 1 << BUCKET_BITS
+        doc = np.repeat(np.arange(len(which)), lengths)
+        key = doc * buckets + (codes >> np.uint64(64 - BUCKET_BITS)).astype(np.int64)
+        counts = np.bincount(key, minlength=len(which) * buckets).reshape(-1, buckets)
+        row = np.full(len(texts), -1, np.int64)
+        row[which[keep]] = np.arange(int(keep.sum()))
+        return cls(counts[keep].astype(np.uint8), row, lengths[keep].astype(np.int64))
+
+    @classmethod
+    def concat(cls, parts: Sequence[TokenBuckets]) -> TokenBuckets:
+        """The texts of ``parts`` one after another."""
+        shift = np.cumsum([0] + [len(p.lengths) for p in parts[:-1]])
+        rows = [np.where(p.row >= 0, p.row + s, -1) for p, s in zip(parts, shift, strict=True)]
+        return cls(
+            np.concatenate([p.counts for p in parts]),
+            np.concatenate(rows),
+            np.concatenate([p.lengths for p in parts]),
+        )
+
+    def may_be_copies(
+        self, left: np.ndarray, right: np.ndarray, strict: np.ndarray, rule: CopyRule
+    ) -> np.ndarray:
+        """Which pairs ``(left[p], right[p])`` the copy rule may call copies: all but those it
+        judges by the short-text rule (``strict``) whose texts, both with a row, cannot share
+        the tokens :func:`neardup.copyrule.strict_least` asks for."""
+        keep = np.ones(len(left), np.bool_)
+        ra, rb = self.row[left], self.row[right]
+        pairs = np.flatnonzero(strict & (ra >= 0) & (rb >= 0))
+        ra, rb = ra[pairs], rb[pairs]
+        la, lb = self.lengths[ra], self.lengths[rb]
+        least = strict_least(np.minimum(la, lb), np.maximum(la, lb), rule)
+        keep[pairs] = _kernels.bucket_bound(self.counts, ra, rb, least)
+        return keep

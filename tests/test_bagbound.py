@@ -1,0 +1,100 @@
+"""The batch's token-bucket bound against exact bags of tokens and the copy rule's verdicts."""
+
+import itertools
+import random
+from collections import Counter
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.bagbound import BUCKET_BITS, TokenBuckets
+from neardup.copyrule import judge_pairs, token_codes
+from neardup.methods import create
+
+WORDS = st.text(alphabet=st.sampled_from(list("甲乙丙丁戊己家已的是 ab1第次")), max_size=40)
+
+
+def buckets_of(texts):
+    return TokenBuckets.of(texts, np.ones(len(texts), np.bool_))
+
+
+@given(st.lists(WORDS, min_size=2, max_size=8))
+@settings(max_examples=80, deadline=None)
+def test_bucket_rows_count_each_texts_tokens_and_bound_the_shared_ones(texts):
+    """A row counts a text's token hashes by their top bits, and two rows never share fewer
+    tokens than the two bags do (the exact multiset intersection)."""
+    from neardup import _kernels
+
+    buckets = buckets_of(texts)
+    codes, offsets, _flags = token_codes(texts)
+    bags = [Counter(codes[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(texts))]
+    for i, bag in enumerate(bags):
+        want = Counter()
+        for h, n in bag.items():
+            want[h >> (64 - BUCKET_BITS)] += n
+        got = buckets.counts[buckets.row[i]]
+        assert {k: int(got[k]) for k in np.flatnonzero(got)} == dict(want)
+        assert buckets.lengths[buckets.row[i]] == sum(bag.values())
+    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
+    shared = np.array([sum((bags[a] & bags[b]).values()) for a, b in pairs], np.int64)
+    rows = buckets.row
+    assert _kernels.bucket_bound(buckets.counts, rows[pairs[:, 0]], rows[pairs[:, 1]], shared).all()
+
+
+def _typo_corpus(seed, n=60):
+    """Short texts, with copies that drop, insert or replace a character or two, or write
+    several characters as others that read alike (a pinyin input method's typos)."""
+    rng = random.Random(seed)
+    alphabet = "今天气很好我们去公园转发微博的了是不在有人这中大为上个国见他"
+    alike = {"们": "门", "在": "再", "的": "得", "见": "间", "他": "她", "天": "添", "好": "号"}
+    texts = []
+    for _ in range(n):
+        base = "".join(rng.choice(alphabet) for _ in range(rng.randint(3, 30)))
+        texts.append(base)
+        heard = "".join(alike.get(c, c) if rng.random() < 0.3 else c for c in base)
+        if heard != base:
+            texts.append(heard)
+        for _ in range(rng.randint(0, 2)):
+            t = list(base)
+            for _ in range(rng.randint(1, 2)):
+                k = rng.randrange(len(t) + 1)
+                op = rng.choice("dir")
+                if op == "d" and k < len(t):
+                    del t[k]
+                elif op == "i":
+                    t.insert(k, rng.choice(alphabet))
+                elif k < len(t):
+                    t[k] = rng.choice(alphabet)
+            texts.append("".join(t))
+    return texts
+
+
+def test_buckets_drop_no_pair_the_copy_rule_calls_a_copy():
+    """Every pair the short-text rule calls a copy, aligning every pair, passes the bound; and
+    the bound drops most of the others."""
+    method = create("auto")
+    rule = method.config.rule()
+    texts = _typo_corpus(0)
+    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
+    strict = np.ones(len(pairs), np.bool_)
+    full = judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule, token_rule=strict, prune=False)
+    keep = buckets_of(texts).may_be_copies(pairs[:, 0], pairs[:, 1], strict, rule)
+    assert full.copy.sum() > 40
+    assert not (full.copy & ~keep).any()
+    assert keep.sum() < 0.2 * len(pairs)
+
+
+def test_batch_with_buckets_finds_the_pairs_it_finds_without():
+    """``find_pairs`` drops pairs by the bound; it finds the same pairs and similarities."""
+    texts = _typo_corpus(1, n=200)
+    with_buckets = create("auto")
+    pairs = with_buckets.find_pairs(texts)
+    without = create("auto")
+    plain_prepare = without.prepare
+    without.prepare = lambda compared, **kw: plain_prepare(compared, **{**kw, "buckets": False})
+    want = without.find_pairs(texts)
+    assert len(want.left) > 50
+    got, want = pairs.sorted(), want.sorted()
+    assert np.array_equal(got.left, want.left) and np.array_equal(got.right, want.right)
+    assert np.array_equal(got.similarity, want.similarity)
