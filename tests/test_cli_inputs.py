@@ -215,3 +215,33 @@ def test_report_texts_come_from_the_right_input(tmp_path, sharded):
     assert len(data["documents"]) >= 4
     for doc in data["documents"].values():
         assert doc["text"] == texts[doc["id"]]
+
+
+def test_repeated_ids_in_clean_blocks_are_skipped_like_record_by_record(tmp_path, monkeypatch):
+    """Ids repeated inside a block and across blocks: the first use is kept, each repeat is a
+    skip naming it, whatever the block size (the block path's id index against the records)."""
+    import random
+
+    from neardup import blocks
+
+    rng = random.Random(3)
+    ids = [f"id{rng.randrange(40)}" for _ in range(120)]
+    path = tmp_path / "in.jsonl"
+    write(path, [(i, f"text number {n} of the file") for n, i in enumerate(ids)])
+    first: dict[str, int] = {}
+    want = []
+    for number, doc_id in enumerate(ids, 1):
+        if doc_id in first:
+            want.append((number, doc_id, f"id already used by record {first[doc_id]}"))
+        else:
+            first[doc_id] = number
+    outs = []
+    for block_bytes in (1 << 22, 300, 97):
+        monkeypatch.setattr(blocks, "BLOCK_BYTES", block_bytes)
+        out = tmp_path / f"o{block_bytes}"
+        assert run(path, "-o", out, "--id-field", "doc", "--on-error", "skip") == 0
+        rows = [json.loads(line) for line in (out / "skipped.jsonl").open()]
+        assert [(r["record"], r["id"], r["message"]) for r in rows] == want
+        assert list(clusters(out)) == list(first)
+        outs.append(clusters(out))
+    assert outs[0] == outs[1] == outs[2]

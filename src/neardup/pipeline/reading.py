@@ -100,7 +100,7 @@ class _Reading:
         self.lengths: list[int] = []
         self.texts: list[str] = []
         self.skipped: list[Item] = []
-        self.seen: dict[str, tuple[int, int]] = {}
+        self.seen: dict[str, int] = {}  # each id's position in the batch
         self.fp_parts: list[np.ndarray] = []
         self.chunk: list[str] = []
 
@@ -112,7 +112,7 @@ class _Reading:
             return
         first = self.seen.get(rec.id)
         if first is not None:
-            where = _record(self.inputs, *first)
+            where = _record(self.inputs, self.sources[first], self.numbers[first])
             if self.inputs.on_error == "fail":
                 raise InputError(
                     f"duplicate id {rec.id!r} (first at {where})",
@@ -122,17 +122,20 @@ class _Reading:
             why = Skipped(rec.number, rec.id, "duplicate_id", f"id already used by {where}")
             self.skipped.append(Item(source, why))
             return
-        self.seen[rec.id] = (source, rec.number)
+        self.seen[rec.id] = len(self.ids)
         self._take(source, [rec.number], [rec.id], [rec.text])
 
     def add_columns(self, source: int, cols: Columns) -> None:
-        """A block of clean records: whole when no id repeats, else record by record."""
-        fresh = len(set(cols.ids)) == len(cols) and self.seen.keys().isdisjoint(cols.ids)
-        if not fresh:
+        """A block of clean records: whole when no id repeats, else record by record (the ids
+        are entered at once, and the index is rebuilt from the batch when one was seen)."""
+        before = len(self.seen)
+        start = len(self.ids)
+        self.seen.update(zip(cols.ids, range(start, start + len(cols)), strict=True))
+        if len(self.seen) != before + len(cols):  # an id repeats: undo, then one at a time
+            self.seen = dict(zip(self.ids, range(len(self.ids)), strict=True))
             for number, doc_id, text in zip(cols.numbers, cols.ids, cols.texts, strict=True):
                 self.add(source, Record(number, doc_id, text, None))
             return
-        self.seen.update(zip(cols.ids, ((source, n) for n in cols.numbers), strict=True))
         self._take(source, cols.numbers, cols.ids, cols.texts)
 
     def _take(self, source: int, numbers: list[int], ids: list[str], texts: list[str]) -> None:
