@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.bagbound import BUCKET_BITS, TokenBuckets
+from neardup.bagbound import BUCKET_BITS, MOST_TOKENS, TokenBuckets
 from neardup.copyrule import judge_pairs, token_codes
 from neardup.methods import create
 
@@ -19,11 +19,12 @@ def buckets_of(texts):
     return TokenBuckets.of(texts, np.ones(len(texts), np.bool_))
 
 
-@given(st.lists(WORDS, min_size=2, max_size=8))
+@given(st.lists(WORDS, min_size=2, max_size=8), st.integers(0, 40))
 @settings(max_examples=80, deadline=None)
-def test_bucket_rows_count_each_texts_tokens_and_bound_the_shared_ones(texts):
-    """A row counts a text's token hashes by their top bits, and two rows never share fewer
-    tokens than the two bags do (the exact multiset intersection)."""
+def test_bucket_rows_count_each_texts_tokens_and_bound_the_shared_ones(texts, need):
+    """A row counts a text's token hashes by their top bits; two rows never share fewer tokens
+    than the two bags do (the exact multiset intersection); the kernel compares the sum of the
+    smaller counts with the table's need, for strict pairs of texts with rows only."""
     from neardup import _kernels
 
     buckets = buckets_of(texts)
@@ -37,9 +38,19 @@ def test_bucket_rows_count_each_texts_tokens_and_bound_the_shared_ones(texts):
         assert {k: int(got[k]) for k in np.flatnonzero(got)} == dict(want)
         assert buckets.lengths[buckets.row[i]] == sum(bag.values())
     pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
-    shared = np.array([sum((bags[a] & bags[b]).values()) for a, b in pairs], np.int64)
     rows = buckets.row
-    assert _kernels.bucket_bound(buckets.counts, rows[pairs[:, 0]], rows[pairs[:, 1]], shared).all()
+    bound = np.array(
+        [np.minimum(buckets.counts[rows[a]], buckets.counts[rows[b]]).sum() for a, b in pairs]
+    )
+    assert (bound >= [sum((bags[a] & bags[b]).values()) for a, b in pairs]).all()
+    needs = np.full((MOST_TOKENS + 1, MOST_TOKENS + 1), need, np.int64)
+    strict = np.arange(len(pairs)) % 3 > 0
+    row = rows.copy()
+    row[0] = -1  # the first text has no row: its pairs are kept
+    got = _kernels.bucket_bound(
+        buckets.counts, row, buckets.lengths, needs, pairs[:, 0], pairs[:, 1], strict
+    )
+    assert got.tolist() == ((bound >= need) | ~strict | (pairs[:, 0] == 0)).tolist()
 
 
 def _typo_corpus(seed, n=60):

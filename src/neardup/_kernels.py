@@ -738,18 +738,28 @@ def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
 
 
 @numba.njit(cache=True, nogil=True)
-def bucket_bound(counts, left, right, least):
-    """Whether rows ``left[p]`` and ``right[p]`` of ``counts`` (counts per bucket) can share
-    ``least[p]`` items: ``sum_k min(counts[left[p], k], counts[right[p], k]) >= least[p]``."""
-    out = np.empty(left.shape[0], np.bool_)
+def bucket_bound(counts, row, lengths, needs, left, right, strict):
+    """Which pairs ``(left[p], right[p])`` may share enough items: every pair but those with
+    ``strict[p]`` whose texts both have a row (``row``, -1: none) of ``counts`` (items per
+    bucket) and ``sum_k min(counts[ra, k], counts[rb, k]) < needs[short, long]``, by the two
+    rows' ``lengths``."""
+    out = np.ones(left.shape[0], np.bool_)
     buckets = counts.shape[1]
     for p in range(left.shape[0]):
-        a = counts[left[p]]
-        b = counts[right[p]]
+        if not strict[p]:
+            continue
+        ra = row[left[p]]
+        rb = row[right[p]]
+        if ra < 0 or rb < 0:
+            continue
+        la = lengths[ra]
+        lb = lengths[rb]
+        a = counts[ra]
+        b = counts[rb]
         shared = 0
         for k in range(buckets):
             shared += min(a[k], b[k])
-        out[p] = shared >= least[p]
+        out[p] = shared >= needs[min(la, lb), max(la, lb)]
     return out
 
 

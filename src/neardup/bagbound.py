@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -64,12 +65,17 @@ class TokenBuckets:
     ) -> np.ndarray:
         """Which pairs ``(left[p], right[p])`` the copy rule may call copies: all but those it
         judges by the short-text rule (``strict``) whose texts, both with a row, cannot share
-        the tokens :func:`neardup.copyrule.strict_least` asks for."""
-        keep = np.ones(len(left), np.bool_)
-        ra, rb = self.row[left], self.row[right]
-        pairs = np.flatnonzero(strict & (ra >= 0) & (rb >= 0))
-        ra, rb = ra[pairs], rb[pairs]
-        la, lb = self.lengths[ra], self.lengths[rb]
-        least = strict_least(np.minimum(la, lb), np.maximum(la, lb), rule)
-        keep[pairs] = _kernels.bucket_bound(self.counts, ra, rb, least)
-        return keep
+        the tokens :func:`neardup.copyrule.strict_least` asks for (tabulated once per rule for
+        every two token counts a row can have: :func:`least_table`)."""
+        return _kernels.bucket_bound(
+            self.counts, self.row, self.lengths, least_table(rule), left, right, strict
+        )
+
+
+@lru_cache(maxsize=8)
+def least_table(rule: CopyRule) -> np.ndarray:
+    """``least[short, long]``: :func:`neardup.copyrule.strict_least` for token counts up to
+    ``MOST_TOKENS`` (entries with ``short > long`` are never read)."""
+    counts = np.arange(MOST_TOKENS + 1)
+    short, long = np.meshgrid(counts, counts, indexing="ij")
+    return np.ascontiguousarray(strict_least(short, np.maximum(short, long), rule), np.int64)
