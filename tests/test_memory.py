@@ -1,4 +1,5 @@
-"""Freed heap pages go back to the operating system (neardup.memory)."""
+"""Freed heap pages go back to the operating system, and the collector is paced for a batch
+(neardup.memory)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,25 @@ def test_freed_mid_sized_arrays_are_given_back():
     release_free_memory()
     assert held - _rss_mb() > 200
     assert keep.sum() == 1 << 20
+
+
+def test_batch_collection_paces_the_collector_and_restores_it():
+    """Inside a batch the collector runs at the batch thresholds (never more often than the
+    caller's), and the caller's settings come back after it, also when the batch fails."""
+    import gc
+
+    from neardup.memory import BATCH_THRESHOLDS, batch_collection
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with batch_collection():
+            assert gc.get_threshold() == BATCH_THRESHOLDS
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(10**6, 10, 10)
+        with pytest.raises(ValueError), batch_collection():
+            assert gc.get_threshold() == (10**6, BATCH_THRESHOLDS[1], BATCH_THRESHOLDS[2])
+            raise ValueError
+        assert gc.get_threshold() == (10**6, 10, 10)
+    finally:
+        gc.set_threshold(*before)

@@ -23,6 +23,7 @@ from .cluster import (
     processing_order,
 )
 from .errors import ConfigError
+from .memory import batch_collection
 from .methods import DEFAULT_METHOD, Method, create
 from .pairs import METHODS, PairSet, method_code
 from .parallel import resolve_workers
@@ -101,6 +102,7 @@ def evidence_to_representative(
     return dist, sim, code
 
 
+@batch_collection()
 def dedup_with(
     method: Method,
     texts: Sequence[str],

@@ -27,6 +27,7 @@ from ..dedup import DedupResult, cluster_result, dedup_with
 from ..errors import ConfigError
 from ..inputs import STDIN, Inputs
 from ..kept import per_input_name, single_name, write_jsonl, write_single
+from ..memory import batch_collection
 from ..methods import create
 from ..parallel import resolve_workers
 from ..readers import FORMATS, ON_ERROR
@@ -92,6 +93,7 @@ class DedupOptions:
             raise ConfigError("no input given: name at least one file, directory or pattern")
 
 
+@batch_collection()
 def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
     """Run ``args`` to the end: the published summary and the output directory."""
     t_start = time.perf_counter()
