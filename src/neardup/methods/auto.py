@@ -421,8 +421,9 @@ class AutoMethod:
         """Tokens (as ``Prepared.tokens`` counts them) up to which a text can be judged by the
         short-text rule against a text of enough rare grams: the shorter has fewer than
         ``max(short_tokens, typo_tokens)``, the longer at most ``1 / min(short_similarity,
-        coverage)`` times as many (:func:`neardup._kernels.pair_shapes`). Pairs with a longer
-        text are not bounded by buckets (nor are those of texts with few rare grams)."""
+        coverage)`` times as many (:func:`neardup._kernels.pair_shapes`). A text of few rare
+        grams is judged by that rule whatever its length: its pairs with a longer text than this
+        are not bounded by buckets."""
         cfg = self.config
         few = max(cfg.short_tokens, cfg.typo_tokens)
         return int(np.ceil(few / min(cfg.short_similarity, cfg.coverage)))
