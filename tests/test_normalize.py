@@ -122,6 +122,27 @@ def test_cached_table_is_keyed_on_its_builder(tmp_path, monkeypatch):
     assert name == f"normtable-{digest.hexdigest()[:12]}-unicode{unicodedata.unidata_version}.npy"
 
 
+def test_punctuation_table_is_cached_on_disk_and_equals_a_fresh_build(tmp_path, monkeypatch):
+    """The punctuation table is read from the disk cache once built there (a planted entry
+    shows it is read), equals a fresh build, and an unusable cache file is rebuilt."""
+    import importlib
+
+    from neardup._normtable import DELETE
+
+    norm = importlib.import_module("neardup.normalize")
+    monkeypatch.setenv("NEARDUP_CACHE", str(tmp_path))
+    fresh = norm._marked_table()
+    assert fresh[ord(",")] == DELETE and fresh[ord("a")] == ord("a")
+    assert np.array_equal(norm._punctuation_table.__wrapped__(False), fresh)
+    (cached,) = tmp_path.glob("punctuation-*.npy")
+    planted = fresh.copy()
+    planted[ord("a")] = DELETE
+    np.save(cached, planted)
+    assert norm._punctuation_table.__wrapped__(False)[ord("a")] == DELETE
+    np.save(cached, np.zeros(5, np.uint32))
+    assert np.array_equal(norm._punctuation_table.__wrapped__(False), fresh)
+
+
 @given(
     st.lists(st.lists(st.integers(0, 99), max_size=4), min_size=1, max_size=8),
     st.data(),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -89,12 +90,34 @@ def build_table() -> np.ndarray:
     return table
 
 
-def _cache_file() -> Path:
+def _cache_file(name: str = "normtable", digest: str | None = None) -> Path:
     root = os.environ.get("NEARDUP_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "neardup"
     )
-    name = f"normtable-{source_digest()}-unicode{unicodedata.unidata_version}.npy"
-    return Path(root) / name
+    digest = source_digest() if digest is None else digest
+    return Path(root) / f"{name}-{digest}-unicode{unicodedata.unidata_version}.npy"
+
+
+def cached_table(name: str, digest: str, build: Callable[[], np.ndarray]) -> np.ndarray:
+    """A per-code-point uint32 table, read from the on-disk cache when one ``build`` made from
+    the same sources (``digest``) under this Unicode version is there, else built and cached (in
+    memory only if the cache cannot be written)."""
+    path = _cache_file(name, digest)
+    try:
+        table = np.load(path)
+        if table.shape == (_N,) and table.dtype == np.uint32:
+            return table
+    except (OSError, ValueError):
+        pass
+    table = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        np.save(tmp, table)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home: keep the table in memory only
+    return table
 
 
 @lru_cache(maxsize=1)
@@ -114,19 +137,4 @@ def source_digest() -> str:
 @lru_cache(maxsize=1)
 def norm_table() -> np.ndarray:
     """The table, built once and cached on disk (rebuilt if the cache is missing or unusable)."""
-    path = _cache_file()
-    try:
-        table = np.load(path)
-        if table.shape == (_N,) and table.dtype == np.uint32:
-            return table
-    except (OSError, ValueError):
-        pass
-    table = build_table()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, table)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only home: keep the table in memory only
-    return table
+    return cached_table("normtable", source_digest(), build_table)
