@@ -114,9 +114,10 @@ def test_cached_table_is_keyed_on_its_builder(tmp_path, monkeypatch):
 
     from neardup import _normtable
     from neardup.normalize import _INVISIBLE
+    from neardup.tablecache import cache_file
 
     monkeypatch.setenv("NEARDUP_CACHE", str(tmp_path))
-    name = _normtable._cache_file().name
+    name = cache_file("normtable", _normtable.source_digest()).name
     digest = hashlib.sha256(Path(_normtable.__file__).read_bytes())
     digest.update(_INVISIBLE.pattern.encode())
     assert name == f"normtable-{digest.hexdigest()[:12]}-unicode{unicodedata.unidata_version}.npy"
@@ -141,6 +142,25 @@ def test_punctuation_table_is_cached_on_disk_and_equals_a_fresh_build(tmp_path, 
     assert norm._punctuation_table.__wrapped__(False)[ord("a")] == DELETE
     np.save(cached, np.zeros(5, np.uint32))
     assert np.array_equal(norm._punctuation_table.__wrapped__(False), fresh)
+
+
+def test_sound_table_is_cached_on_disk_and_equals_a_fresh_build(tmp_path, monkeypatch):
+    """The readings' hashes are read from the disk cache once built there (a planted entry
+    shows it), equal a fresh build, and an unusable file is rebuilt."""
+    from neardup import readings
+
+    monkeypatch.setenv("NEARDUP_CACHE", str(tmp_path))
+    fresh = readings._sounds()
+    keys, sounds = readings.sound_table.__wrapped__()
+    assert np.array_equal(keys, fresh[0]) and np.array_equal(sounds, fresh[1])
+    assert len(keys) > 20_000 and (np.diff(keys.astype(np.float64)) >= 0).all()
+    (cached,) = tmp_path.glob("sounds-*.npy")
+    planted = fresh.copy()
+    planted[1, 0] = 7
+    np.save(cached, planted)
+    assert readings.sound_table.__wrapped__()[1][0] == 7
+    np.save(cached, np.zeros(5, np.uint64))
+    assert np.array_equal(readings.sound_table.__wrapped__()[1], fresh[1])
 
 
 @given(

@@ -11,7 +11,6 @@ Tests check both paths agree on random and real text.
 
 from __future__ import annotations
 
-import os
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
@@ -90,34 +89,14 @@ def build_table() -> np.ndarray:
     return table
 
 
-def _cache_file(name: str = "normtable", digest: str | None = None) -> Path:
-    root = os.environ.get("NEARDUP_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "neardup"
-    )
-    digest = source_digest() if digest is None else digest
-    return Path(root) / f"{name}-{digest}-unicode{unicodedata.unidata_version}.npy"
-
-
 def cached_table(name: str, digest: str, build: Callable[[], np.ndarray]) -> np.ndarray:
-    """A per-code-point uint32 table, read from the on-disk cache when one ``build`` made from
-    the same sources (``digest``) under this Unicode version is there, else built and cached (in
-    memory only if the cache cannot be written)."""
-    path = _cache_file(name, digest)
-    try:
-        table = np.load(path)
-        if table.shape == (_N,) and table.dtype == np.uint32:
-            return table
-    except (OSError, ValueError):
-        pass
-    table = build()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, table)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only home: keep the table in memory only
-    return table
+    """A per-code-point uint32 table, cached on disk (:mod:`neardup.tablecache`)."""
+    from .tablecache import cached_array
+
+    def usable(table: np.ndarray) -> bool:
+        return table.shape == (_N,) and table.dtype == np.uint32
+
+    return cached_array(name, digest, build, usable=usable)
 
 
 @lru_cache(maxsize=1)
@@ -125,13 +104,10 @@ def source_digest() -> str:
     """What the table is built from — this module's code and the invisible-character pattern
     — as a short digest: a cached table is used only if it was built from the same (no
     hand-bumped version to forget)."""
-    import hashlib
-
     from .normalize import _INVISIBLE
+    from .tablecache import digest_of
 
-    digest = hashlib.sha256(Path(__file__).read_bytes())
-    digest.update(_INVISIBLE.pattern.encode())
-    return digest.hexdigest()[:12]
+    return digest_of([Path(__file__), _INVISIBLE.pattern])
 
 
 @lru_cache(maxsize=1)

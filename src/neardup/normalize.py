@@ -201,15 +201,11 @@ def filter_encoded(
 def _punctuation_table(fold: bool) -> np.ndarray:
     """Code point -> itself, or DELETE (punctuation, as ``_PUNCT``), or SPACE (white space as
     ``_WS``), or its simplified form (``fold``)."""
-    import hashlib
-    from pathlib import Path
-
     from ._normtable import DELETE, cached_table
+    from .tablecache import digest_of
 
-    # this module's code holds the patterns and the builder: a table cached by other code is
-    # never reused
-    digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
-    table = cached_table("punctuation", digest, _marked_table).copy()
+    # this module's code holds the patterns and the builder
+    table = cached_table("punctuation", digest_of([__file__]), _marked_table).copy()
     if fold:
         from .variants import _table as fold_table
 

@@ -98,14 +98,28 @@ def _corner_codes() -> dict[str, str]:
 @lru_cache(maxsize=1)
 def sound_table() -> tuple[np.ndarray, np.ndarray]:
     """Token hashes of the characters with a reading, sorted, and the hash of each one's first
-    (most common) reading, fuzzy (:func:`fuzzy`)."""
+    (most common) reading, fuzzy (:func:`fuzzy`); cached on disk (:mod:`neardup.tablecache`,
+    keyed by this module, the hashing module and the shipped readings)."""
+    from . import simhash
+    from .tablecache import cached_array, digest_of
+
+    digest = digest_of([__file__, simhash.__file__, READINGS_PATH])
+    both = cached_array("sounds", digest, _sounds, usable=_usable_sounds)
+    return both[0], both[1]
+
+
+def _sounds() -> np.ndarray:
     from .simhash import hash_features
 
     table = char_readings()
     keys = hash_features(list(table))
     sounds = hash_features(["\x00" + fuzzy(found[0]) for found in table.values()])
     order = np.argsort(keys)
-    return keys[order], sounds[order]
+    return np.stack([keys[order], sounds[order]])
+
+
+def _usable_sounds(both: np.ndarray) -> bool:
+    return both.ndim == 2 and both.shape[0] == 2 and both.dtype == np.uint64
 
 
 def heard_codes(codes: np.ndarray) -> np.ndarray:
