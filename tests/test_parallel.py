@@ -126,7 +126,12 @@ def test_frequent_values_equal_counting_every_value(monkeypatch, common):
         for workers in (1, 3):
             got = auto.frequent_values(values, floor, workers=workers)
             assert got.dtype == np.uint64 and np.array_equal(got, want), (floor, workers)
+            cuts = np.sort(rng.integers(0, n, 7))  # the same values as parts, some empty
+            parts = np.split(values, np.sort(np.r_[cuts, cuts[:2]]))
+            got = auto.frequent_values(parts, floor, workers=workers)
+            assert got.dtype == np.uint64 and np.array_equal(got, want), (floor, workers)
     assert len(auto.frequent_values(values[:0], 100)) == 0
+    assert len(auto.frequent_values([], 100)) == 0
 
 
 def test_dedup_workers_write_identical_outputs(tmp_path):

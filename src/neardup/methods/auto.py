@@ -155,10 +155,18 @@ class CommonGrams:
 
     @classmethod
     def fit(
-        cls, values: np.ndarray, offsets: np.ndarray, config: AutoConfig, *, workers: int = 1
+        cls,
+        values: np.ndarray | Sequence[np.ndarray],
+        offsets: np.ndarray | Sequence[np.ndarray],
+        config: AutoConfig,
+        *,
+        workers: int = 1,
     ) -> CommonGrams:
-        """Grams held by more than ``max(common_min_df, common_share · N)`` of the N sets."""
-        n = len(offsets) - 1
+        """Grams held by more than ``max(common_min_df, common_share · N)`` of the N sets; the
+        sets as one ``(values, offsets)`` or as parts of them (lists of both, in order: no
+        joined copy of every gram)."""
+        parts = [offsets] if isinstance(offsets, np.ndarray) else list(offsets)
+        n = sum(len(o) - 1 for o in parts)
         min_df = max(config.common_min_df, int(config.common_share * n))
         return cls(frequent_values(values, min_df, workers=workers), n, min_df)
 
@@ -390,18 +398,21 @@ class AutoMethod:
         )
         if fit and self.given_tables is None:
             self.tables = CommonGrams.fit(
-                *_concat_sets([(c.values, c.offsets) for c in chunks]),
+                [c.values for c in chunks],
+                [c.offsets for c in chunks],
                 self.config,
                 workers=self.workers,
             )
             release_free_memory()
         table = self.tables if self.tables is not None else CommonGrams.empty()
-        parts = map_ranges(
-            lambda lo, hi: self._prepared(chunks[lo], table),
-            len(chunks),
-            size=1,
-            workers=self.workers,
-        )
+        pending: list[_Grams | None] = list(chunks)  # each chunk's every gram freed once used
+        del chunks
+
+        def prepared(lo: int, _hi: int) -> Prepared:
+            grams, pending[lo] = pending[lo], None
+            return self._prepared(grams, table)  # type: ignore[arg-type]
+
+        parts = map_ranges(prepared, len(pending), size=1, workers=self.workers)
         return parts[0] if len(parts) == 1 else merge_prepared(parts)
 
     def _prepared(self, grams: _Grams, table: CommonGrams) -> Prepared:
@@ -619,6 +630,9 @@ class AutoMethod:
                 kept.append(self._verify_held(prepared, *held.take(), reps, misses))
                 release_free_memory()
                 clock.lap("verify")
+        del chunks
+        prepared = _texts_only(prepared)  # the last group needs the texts, not the grams
+        release_free_memory()
         kept.append(self._verify_held(prepared, *held.take(), reps, misses))
         clock.lap("verify")
         left = _concat([k[0] for k in kept], np.int64)
@@ -791,6 +805,12 @@ def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:
     )
 
 
+def _texts_only(p: Prepared) -> Prepared:
+    """``p`` with its compared texts and token counts only (what verification reads)."""
+    empty = (np.empty(0, np.uint64), np.zeros(len(p) + 1, np.int64))
+    return Prepared(p.compared, empty, empty, p.tokens, empty)
+
+
 def merge_prepared(parts: Sequence[Prepared]) -> Prepared:
     """One :class:`Prepared` from several (in order)."""
     compared = [c for p in parts for c in p.compared]
@@ -841,39 +861,42 @@ def _sample(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.nda
     return values[keep], new
 
 
-def frequent_values(values: np.ndarray, floor: int, *, workers: int = 1) -> np.ndarray:
+def frequent_values(
+    values: np.ndarray | Sequence[np.ndarray], floor: int, *, workers: int = 1
+) -> np.ndarray:
     """The values (uint64 hashes) that occur more than ``floor`` times, sorted — exactly, without
     sorting them all: a value occurring more than ``floor`` times lies in a bucket (by its low
     bits) counted more than ``floor`` times, and only the values of such buckets are sorted and
     counted. Hashes spread evenly over the buckets (about ``floor / 4`` values each, 2^10 to
     2^22 buckets), so almost every bucket is light. A floor under ``FREQUENT_MIN_FLOOR`` (a
-    Spark partition's share of it, say) leaves few light buckets: everything is counted."""
-    values = np.asarray(values, np.uint64)
+    Spark partition's share of it, say) leaves few light buckets: everything is counted.
+    ``values`` may be one array or parts of one (counted where they are, never joined unless
+    most values are in heavy buckets)."""
+    parts = [values] if isinstance(values, np.ndarray) else list(values)
+    parts = [np.asarray(p, np.uint64) for p in parts]
+    size = sum(len(p) for p in parts)
     if floor < FREQUENT_MIN_FLOOR:
-        return _frequent_of_all(values, floor, workers)
-    bits = int(np.clip(np.ceil(np.log2(max(1, 4 * len(values) // floor))), 10, 22))
+        return _frequent_of_all(_concat(parts, np.uint64), floor, workers)
+    bits = int(np.clip(np.ceil(np.log2(max(1, 4 * size // floor))), 10, 22))
     mask = np.uint64((1 << bits) - 1)
+    pieces = [(p, a, b) for p in parts for a, b in chunk_ranges(len(p), FREQUENT_CHUNK)]
 
-    def count(lo: int, hi: int) -> np.ndarray:  # one thread's share, a chunk at a time
+    def count(lo: int, hi: int) -> np.ndarray:  # one thread's share, a piece at a time
         total = np.zeros(1 << bits, np.int64)
-        for a, b in chunk_ranges(hi - lo, FREQUENT_CHUNK):
-            chunk = values[lo + a : lo + b]
-            total += np.bincount((chunk & mask).astype(np.intp), minlength=1 << bits)
+        for p, a, b in pieces[lo:hi]:
+            total += np.bincount((p[a:b] & mask).astype(np.intp), minlength=1 << bits)
         return total
 
     total = np.zeros(1 << bits, np.int64)
     for part in map_ranges(
-        count, len(values), size=per_worker(len(values), workers), workers=workers
+        count, len(pieces), size=per_worker(len(pieces), workers), workers=workers
     ):
         total += part
     heavy = total > floor
-    if 2 * int(total[heavy].sum()) > len(values):  # most values are common (English text)
-        return _frequent_of_all(values, floor, workers)
+    if 2 * int(total[heavy].sum()) > size:  # most values are common (English text)
+        return _frequent_of_all(_concat(parts, np.uint64), floor, workers)
     # weibo_ced_zh: 3 % of the values are in heavy buckets, cctv_xwlb_news_zh: 30 %
-    held = [
-        values[lo:hi][heavy[(values[lo:hi] & mask).astype(np.intp)]]
-        for lo, hi in chunk_ranges(len(values), FREQUENT_CHUNK)
-    ]
+    held = [p[a:b][heavy[(p[a:b] & mask).astype(np.intp)]] for p, a, b in pieces]
     return _frequent_of_all(_concat(held, np.uint64), floor, workers)
 
 
