@@ -54,7 +54,7 @@ def cached_array(
         array = np.load(path)
         if usable(array):
             return array
-    except (OSError, ValueError):
+    except (OSError, ValueError, EOFError):  # missing, foreign or cut short: rebuilt
         pass
     array = build()
     try:
