@@ -148,3 +148,21 @@ def test_kept_lines_written_from_blocks(tmp_path, monkeypatch, suffix):
     assert write_single([RecordReader(src)], [keep], dst) == 80
     with open_binary(dst) as got:
         assert got.read() == b"".join(lines[n - 1] for n in sorted(keep))
+
+
+def test_gzip_through_isa_l_is_plain_gzip(tmp_path):
+    """What ``open_binary`` writes, the standard library reads back byte for byte, and a
+    multi-member file the standard library wrote reads the same through either reader."""
+    rng = random.Random(5)
+    data = b"".join(
+        rng.choice([b"\xe4\xb8\xad\xe6\x96\x87", b"text ", b"\n"]) for _ in range(50000)
+    )
+    written = tmp_path / "out.jsonl.gz"
+    with open_binary(written, "wb") as out:
+        out.write(data)
+    assert gzip.decompress(written.read_bytes()) == data
+    members = tmp_path / "members.jsonl.gz"
+    members.write_bytes(gzip.compress(data[:7000]) + gzip.compress(data[7000:]))
+    for replayed in (False, True):
+        with open_binary(members, replayed=replayed) as handle:
+            assert handle.read() == data

@@ -76,7 +76,7 @@ def jsonl_blocks(reader: RecordReader) -> Iterator[Block]:
     last = 0  # the number of the last line handed out
     found = False  # any record or skip (blank lines are neither)
     try:
-        with open_binary(reader.path) as handle:
+        with open_binary(reader.path, replayed=True) as handle:
             for first, lines in line_blocks(handle, BLOCK_BYTES):
                 cols = _columns(first, lines, text_field=reader.text_field, id=reader.id_field)
                 if cols is None:  # the reader's own checks, line by line

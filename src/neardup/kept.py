@@ -98,7 +98,7 @@ def _kept_blocks(reader: RecordReader, keep: set[int]) -> Iterator[list[bytes]]:
     wanted = sorted(keep)
     done = last = 0
     try:
-        with open_binary(reader.path) as handle:
+        with open_binary(reader.path, replayed=True) as handle:
             for first, lines in blocks.line_blocks(handle, blocks.BLOCK_BYTES):
                 end = first + len(lines)
                 stop = bisect_left(wanted, end, done)

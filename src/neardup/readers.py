@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
+from isal import igzip, isal_zlib  # ISA-L's gzip: the same format, 2-4x zlib's speed
 
 from .errors import ConfigError, InputError
 
@@ -82,19 +83,26 @@ def split_suffix(path: str | os.PathLike) -> tuple[str, str]:
     return fmt, compression
 
 
-GZIP_LEVEL = 1
+# ISA-L's level 2: the size of zlib's level 3 (weibo_ced_zh's 176 MB: 32.5 MB) at four times
+# zlib level 1's speed (0.16 s vs 0.69 s); ISA-L also decompresses twice as fast (0.29 vs 0.65 s)
+GZIP_LEVEL = 2
 
 
-def open_binary(path: str | os.PathLike, mode: str = "rb") -> BinaryIO:
-    """Open a file, decompressing or compressing .gz and .zst by name."""
+def open_binary(path: str | os.PathLike, mode: str = "rb", *, replayed: bool = False) -> BinaryIO:
+    """Open a file, decompressing or compressing .gz and .zst by name.
+
+    gzip is written with ISA-L. It is read with ISA-L only when the caller reads it again
+    record by record after a stream error (``replayed``): ISA-L's reader raises on a truncated
+    or corrupt stream before handing out the data ahead of the break, the standard library's
+    hands it out first, so the records before the break are found and the break is named.
+    """
     p = os.fspath(path)
     if p.endswith(".gz"):
         if "r" in mode:
-            return gzip.open(p, mode)  # type: ignore[return-value]
-        # no time stamp in the header: the same records give the same bytes on every run; level
-        # 1 writes 1.6 times as fast as 3 for a 3 % larger file (117 MB of weibo_ced_zh kept:
-        # 0.68 s vs 1.08 s, 25.5 vs 24.7 MB), and 3 twice as fast as 6
-        gz = gzip.GzipFile(p, mode, compresslevel=GZIP_LEVEL, mtime=0)
+            opener = igzip.open if replayed else gzip.open
+            return opener(p, mode)  # type: ignore[return-value]
+        # no time stamp in the header: the same records give the same bytes on every run
+        gz = igzip.IGzipFile(p, mode, compresslevel=GZIP_LEVEL, mtime=0)
         return io.BufferedWriter(gz, buffer_size=1 << 20)  # type: ignore[return-value]
     if p.endswith(".zst"):
         import zstandard
@@ -147,10 +155,10 @@ class _ZstdReader(io.RawIOBase):
 
 
 def stream_errors() -> tuple[type[Exception], ...]:
-    """What gzip, zlib and zstandard raise on truncated or corrupt compressed input."""
+    """What gzip (stdlib or ISA-L), zlib and zstandard raise on truncated or corrupt input."""
     import zstandard
 
-    return (EOFError, gzip.BadGzipFile, zlib.error, zstandard.ZstdError)
+    return (EOFError, gzip.BadGzipFile, zlib.error, isal_zlib.error, zstandard.ZstdError)
 
 
 def escape_undecodable(value: str) -> str:
