@@ -14,6 +14,7 @@ from neardup.config import NormalizeConfig
 from neardup.errors import ConfigError
 from neardup.index.ngram import NgramIndex, candidate_pairs
 from neardup.methods import create
+from neardup.methods.auto import SKETCH_SHARED_KEYS
 from neardup.normalize import normalize
 from neardup.verify import similarity, similarity_pairs
 
@@ -168,14 +169,21 @@ def test_auto_pair_shapes_equal_set_arithmetic(match):
     prepared = method.prepare(method.compared(texts), fit=True)
     values, offsets = prepared.grams
     sets = [set(values[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(texts))]
+    # each text's sketch: its cfg.sketch smallest rare grams once it has 4 times as many
+    keys = [sorted(s)[: max(4, min(len(s) // 4, cfg.sketch))] for s in sets]
     pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
     shape = method._shapes(prepared, pairs[:, 0].copy(), pairs[:, 1].copy())
     want = []
+    firm_pairs = 0
     for k, (a, b) in enumerate(pairs.tolist()):
         sa, sb = len(sets[a]), len(sets[b])
         small, large = min(sa, sb), max(sa, sb)
         ta, tb = int(prepared.tokens[a]), int(prepared.tokens[b])
         common = len(sets[a] & sets[b])
+        firm = min(len(keys[a]), len(keys[b])) == cfg.sketch and min(ta, tb) >= cfg.typo_tokens
+        if firm and len(set(keys[a]) & set(keys[b])) < SKETCH_SHARED_KEYS:
+            common = 0  # long texts whose sketches share too few keys are not measured
+            firm_pairs += 1
         strict = min(ta, tb) < cfg.short_tokens or small < cfg.min_rare_grams
         if match == "text":
             possible = small > 0 and common / (sa + sb - common) >= cfg.text_threshold
@@ -197,6 +205,41 @@ def test_auto_pair_shapes_equal_set_arithmetic(match):
         assert shape.contain.tolist() == pytest.approx([w[2] for w in want])
         assert shape.cover.tolist() == pytest.approx([w[3] for w in want])
     assert len(want) > 20 and any(w[1] for w in want) and not all(w[1] for w in want)
+    assert firm_pairs > 20
+
+
+@pytest.mark.parametrize("shared, passes", [(1, False), (SKETCH_SHARED_KEYS, True)])
+def test_long_texts_whose_sketches_share_too_few_keys_are_not_measured(shared, passes):
+    """Two long texts with the same rare grams, their full sketches made up to share
+    ``shared`` keys: below ``SKETCH_SHARED_KEYS`` the pair cannot pass unmeasured; with the
+    estimate off (``compare``), or a text short of ``typo_tokens``, it is measured."""
+    from neardup import _kernels
+    from neardup.methods.auto import SAMPLE_RATE
+
+    cfg = create("auto").config
+    grams = np.tile(np.arange(1, 201, dtype=np.uint64) * 7919, 2)
+    offsets = np.array([0, 200, 400], np.int64)
+    sample = grams[grams % SAMPLE_RATE == 0]
+    sample_off = np.array([0, len(sample) // 2, len(sample)], np.int64)
+    sketch = np.concatenate(
+        [np.arange(cfg.sketch), np.arange(cfg.sketch - shared, 2 * cfg.sketch - shared)]
+    ).astype(np.uint64)
+    sketch_off = np.array([0, cfg.sketch, 2 * cfg.sketch], np.int64)
+    low = min(cfg.short_similarity, cfg.coverage)
+    bounds = [cfg.short_tokens, cfg.min_rare_grams, cfg.typo_tokens, low, cfg.containment]
+    bounds += [cfg.coverage, cfg.text_threshold, cfg.sketch]
+    one = np.zeros(1, np.int64)
+
+    def possible(keys: int, tokens: int) -> bool:
+        got = _kernels.pair_shapes(
+            grams, offsets, sample, sample_off, sketch, sketch_off,
+            np.array([tokens, tokens], np.int64), one, one + 1, False,
+            np.array([*bounds, keys], np.float64), SAMPLE_RATE,
+        )  # fmt: skip
+        return bool(got[0][0])
+
+    assert possible(SKETCH_SHARED_KEYS, cfg.typo_tokens) is passes
+    assert possible(0, cfg.typo_tokens) and possible(SKETCH_SHARED_KEYS, cfg.typo_tokens - 1)
 
 
 def test_strip_markup():

@@ -640,19 +640,24 @@ def jaccard_at_least(values, offsets, left, right, floor):
 
 
 @numba.njit(cache=True, nogil=True)
-def pair_shapes(grams, offsets, sample, sample_off, tokens, left, right, text, bounds, rate):
+def pair_shapes(
+    grams, offsets, sample, sample_off, sketch, sketch_off, tokens, left, right, text, bounds, rate
+):
     """Whether each pair ``(left[p], right[p])`` can pass on its sizes and rare-gram shares,
     whether the short-text rule judges it, and its rare-gram containment and coverage (the
     shapes of :meth:`neardup.methods.auto.AutoMethod`): one pass, no array per step.
 
     ``bounds``: short_tokens, min_rare_grams, typo_tokens, min(short_similarity, coverage),
-    containment, coverage, text_threshold; ``rate``: the sample's (:func:`common_counts`).
+    containment, coverage, text_threshold, the full sketch size and the sketch keys two full
+    sketches must share (0: no such test); ``rate``: the sample's (:func:`common_counts`).
     ``text``: rare-gram Jaccard decides instead. A ratio over an empty set is 0. Counts go
     through :func:`_common_count` (the sampled test, then the exact merge), only for pairs whose
-    set sizes can pass.
+    set sizes can pass and, when both texts have full sketches and at least ``typo_tokens``
+    tokens (the grams decide), whose sketches share enough keys.
     """
     short_tokens, min_grams, typo_tokens, low = bounds[0], bounds[1], bounds[2], bounds[3]
     containment, coverage, text_threshold = bounds[4], bounds[5], bounds[6]
+    full, shared_keys = int(bounds[7]), int(bounds[8])
     n = left.shape[0]
     possible = np.zeros(n, np.bool_)
     strict = np.zeros(n, np.bool_)
@@ -677,6 +682,13 @@ def pair_shapes(grams, offsets, sample, sample_off, tokens, left, right, text, b
         else:
             need = np.ceil(max(containment * small, coverage * large) - 1e-9)
             maybe = not is_strict and ratio >= coverage
+        if maybe and shared_keys > 0 and few >= typo_tokens:
+            ka, kb = sketch_off[a], sketch_off[b]
+            if sketch_off[a + 1] - ka >= full and sketch_off[b + 1] - kb >= full:
+                got = _intersection_at_least(
+                    sketch, ka, sketch_off[a + 1], sketch, kb, sketch_off[b + 1], shared_keys
+                )
+                maybe = got >= 0
         common = 0.0
         if maybe:
             least = max(int(need), 1)
