@@ -140,6 +140,25 @@ def test_keep_longest_and_pairs(tmp_path):
     assert pairs and all(int(p["distance"]) <= 3 for p in pairs)
 
 
+def test_clusters_csv_written_in_pieces_equals_one_table(tmp_path, monkeypatch):
+    """clusters.csv is built a slice of rows at a time: the file is the same for any slice
+    size (oracle: one slice holding every row)."""
+    from neardup.pipeline import outputs
+
+    path = tmp_path / "in.jsonl"
+    write_jsonl(path, corpus())
+    files = []
+    for rows in (1 << 20, 4, 1):
+        monkeypatch.setattr(outputs, "CLUSTER_ROWS", rows)
+        out = tmp_path / f"out{rows}"
+        args = ["dedup", str(path), "-o", str(out), "--text-field", "body", "--quiet", "--pairs"]
+        assert main(args) == 0
+        files.append(((out / "clusters.csv").read_bytes(), (out / "pairs.csv").read_bytes()))
+    assert files[0] == files[1] == files[2]
+    rows = read_clusters(tmp_path / "out1")
+    assert len(rows) == len(corpus()) and any(r["id"] != r["representative_id"] for r in rows)
+
+
 def test_bad_records_fail_with_record_number(tmp_path, capsys):
     path = tmp_path / "bad.jsonl"
     path.write_bytes(b'{"text": "ok one"}\n{"text": broken\n{"text": "ok two"}\n')

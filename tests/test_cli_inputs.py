@@ -223,6 +223,7 @@ def test_repeated_ids_in_clean_blocks_are_skipped_like_record_by_record(tmp_path
     import random
 
     from neardup import blocks
+    from neardup.pipeline import reading
 
     rng = random.Random(3)
     ids = [f"id{rng.randrange(40)}" for _ in range(120)]
@@ -236,12 +237,16 @@ def test_repeated_ids_in_clean_blocks_are_skipped_like_record_by_record(tmp_path
         else:
             first[doc_id] = number
     outs = []
-    for block_bytes in (1 << 22, 300, 97):
+    for block_bytes, pending in ((1 << 22, 8192), (300, 5), (97, 1)):
         monkeypatch.setattr(blocks, "BLOCK_BYTES", block_bytes)
+        monkeypatch.setattr(reading, "PENDING", pending)  # ids made arrays every few records
         out = tmp_path / f"o{block_bytes}"
         assert run(path, "-o", out, "--id-field", "doc", "--on-error", "skip") == 0
         rows = [json.loads(line) for line in (out / "skipped.jsonl").open()]
         assert [(r["record"], r["id"], r["message"]) for r in rows] == want
         assert list(clusters(out)) == list(first)
         outs.append(clusters(out))
+        report = json.loads((out / "report_data.json").read_text())
+        for doc in report["documents"].values():  # ids looked up by position
+            assert doc["text"] == f"text number {ids.index(doc['id'])} of the file"
     assert outs[0] == outs[1] == outs[2]

@@ -11,7 +11,7 @@ from neardup.cli import main
 from neardup.errors import ConfigError
 from neardup.index import ngram as ngram_index
 from neardup.methods import auto, create
-from neardup.parallel import chunk_ranges, map_ranges, resolve_workers
+from neardup.parallel import chunk_ranges, iter_ranges, map_ranges, resolve_workers
 from test_replay import SAMPLE, corpus
 
 
@@ -161,3 +161,28 @@ def test_map_ranges_keeps_chunk_order():
     assert chunk_ranges(0, 2) == []
     got = map_ranges(lambda lo, hi: list(range(lo, hi)), 1001, size=7, workers=4)
     assert [x for part in got for x in part] == list(range(1001))
+
+
+def test_iter_ranges_yields_in_chunk_order_with_few_chunks_ahead():
+    """Results as they come, in order, for any number of threads; a slow first chunk does not
+    let the others pile up beyond ``2 * workers`` (oracle: the chunks started so far)."""
+    import threading
+    import time
+
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def work(lo: int, hi: int) -> list[int]:
+        with lock:
+            started.append(lo)
+        if lo == 0:
+            time.sleep(0.05)
+        return list(range(lo, hi))
+
+    for workers in (1, 2, 3):
+        started.clear()
+        seen = []
+        for part in iter_ranges(work, 1001, size=7, workers=workers):
+            assert len(started) <= max(1, 2 * workers) + len(seen) + 1
+            seen.append(part)
+        assert [x for part in seen for x in part] == list(range(1001))

@@ -27,21 +27,25 @@ from .pairs import METHODS
 ADDED_COLUMNS = ("cluster_id", "representative_id", "similarity", "method", "duplicate")
 
 
-def cluster_columns(ids: pa.Array, result: DedupResult) -> dict[str, pa.Array]:
-    """Per document: cluster, representative's id, distance, similarity and method to it.
+def cluster_columns(
+    ids: pa.Array | pa.ChunkedArray, result: DedupResult, rows: slice = slice(None)
+) -> dict[str, pa.Array]:
+    """Per document (of ``rows``): cluster, representative's id, distance, similarity and
+    method to it.
 
     ``method`` is null (and distance/similarity too) for a representative; ``ids`` may be any
-    Arrow array (string ids in a file, row numbers or the frame's id column in memory).
+    Arrow array (string ids in a file, row numbers or the frame's id column in memory) naming
+    every document of ``result``.
     """
     c = result.clusters
     return {
-        "cluster_id": pa.array(c.cluster_id, pa.int64()),
-        "representative_id": ids.take(pa.array(c.representative, pa.int64())),
+        "cluster_id": pa.array(c.cluster_id[rows], pa.int64()),
+        "representative_id": ids.take(pa.array(c.representative[rows], pa.int64())),
         **evidence_columns(
-            result.distance_to_representative,
-            result.similarity_to_representative,
-            result.method_to_representative,
-            c.is_representative,
+            result.distance_to_representative[rows],
+            result.similarity_to_representative[rows],
+            result.method_to_representative[rows],
+            c.is_representative[rows],
         ),
     }
 

@@ -9,8 +9,9 @@ identical for every worker count.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 from .errors import ConfigError
@@ -56,3 +57,23 @@ def map_ranges(function: Callable[[int, int], T], n: int, *, size: int, workers:
         return [function(lo, hi) for lo, hi in ranges]
     with ThreadPoolExecutor(min(workers, len(ranges)), thread_name_prefix="neardup") as pool:
         return list(pool.map(lambda r: function(*r), ranges))
+
+
+def iter_ranges(
+    function: Callable[[int, int], T], n: int, *, size: int, workers: int
+) -> Iterator[T]:
+    """:func:`map_ranges` as results come, in chunk order, with at most ``2 * workers`` chunks
+    computed ahead: the caller reduces each result before the next ones pile up (memory)."""
+    ranges = chunk_ranges(n, size)
+    if workers <= 1 or len(ranges) <= 1:
+        for lo, hi in ranges:
+            yield function(lo, hi)
+        return
+    with ThreadPoolExecutor(min(workers, len(ranges)), thread_name_prefix="neardup") as pool:
+        ahead: deque[Future[T]] = deque()
+        for lo, hi in ranges:
+            ahead.append(pool.submit(function, lo, hi))
+            if len(ahead) >= 2 * workers:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()

@@ -24,8 +24,10 @@ from ..errors import InputError
 from ..kept import KEPT_DIR, KEPT_NAMES
 from ..pairs import METHODS
 from ..readers import Skipped, escape_undecodable
+from .ids import Ids
 
 TABLES_FILE = "common_grams.npz"
+CLUSTER_ROWS = 131_072  # clusters.csv rows built and written at a time
 SUMMARY = "summary.json"
 REPORT_DATA, REPORT = "report_data.json", "report.html"
 OUTPUT_NAMES = KEPT_NAMES | {
@@ -112,7 +114,7 @@ def _move(source: Path, target: Path) -> None:
 
 def write_clusters(
     path: Path,
-    ids: list[str],
+    ids: Ids,
     result: DedupResult,
     *,
     start: int = 0,
@@ -120,23 +122,43 @@ def write_clusters(
 ) -> None:
     """One row per input document. ``ids`` name every position of ``result``, whose first
     ``start`` are the ``--against`` reference (no rows); with ``reference``, a
-    ``representative_in`` column says where each representative is: ``reference`` or ``input``."""
+    ``representative_in`` column says where each representative is: ``reference`` or ``input``.
+    Written ``CLUSTER_ROWS`` rows at a time (a whole table of 772k rows held 65 MB)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
     from ..frames import cluster_columns
 
-    all_ids = pa.array(np.array(ids, dtype=object), pa.string())  # 3x as fast as from a list
-    columns = cluster_columns(all_ids, result)
-    columns["method"] = pc.fill_null(columns["method"], "")  # "" for a representative
+    all_ids = ids.arrow()
     names = ("cluster_id", "representative_id", "distance", "similarity", "method")
-    table = pa.table({"id": all_ids, **{n: columns[n] for n in names}}).slice(start)
+    schema = _clusters_schema(reference)
+    with pcsv.CSVWriter(path, schema) as writer:
+        for lo in range(start, len(all_ids), CLUSTER_ROWS):
+            rows = slice(lo, min(lo + CLUSTER_ROWS, len(all_ids)))
+            columns = cluster_columns(all_ids, result, rows)
+            columns["method"] = pc.fill_null(columns["method"], "")  # "" for a representative
+            data = {"id": all_ids[rows], **{n: columns[n] for n in names}}
+            if reference:
+                where = result.clusters.representative[rows] < start
+                data["representative_in"] = pa.array(np.where(where, "reference", "input"))
+            writer.write_table(pa.table(data, schema=schema))
+
+
+def _clusters_schema(reference: bool) -> Any:
+    import pyarrow as pa
+
+    fields = [
+        ("id", pa.string()),
+        ("cluster_id", pa.int64()),
+        ("representative_id", pa.string()),
+        ("distance", pa.int32()),
+        ("similarity", pa.float32()),
+        ("method", pa.string()),
+    ]
     if reference:
-        in_reference = result.clusters.representative[start:] < start
-        where = np.where(in_reference, "reference", "input")
-        table = table.append_column("representative_in", pa.array(where, pa.string()))
-    pcsv.write_csv(table, path)
+        fields.append(("representative_in", pa.string()))
+    return pa.schema(fields)
 
 
 def write_skipped(path: Path, skipped: list[Skipped], inputs: list[str] | None = None) -> None:
@@ -149,20 +171,27 @@ def write_skipped(path: Path, skipped: list[Skipped], inputs: list[str] | None =
             f.write(orjson.dumps({**row, "message": escape_undecodable(s.message)}) + b"\n")
 
 
-def write_pairs(path: Path, ids: list[str], result: DedupResult) -> None:
+def write_pairs(path: Path, ids: Ids, result: DedupResult) -> None:
     """Every verified pair with its method, distance, similarity and evidence; ``duplicate``
     says whether it counts as one (the clusters come from those) or is only related (the
     paragraph method's partial duplicates: shared text, too small a share to remove)."""
+    import pyarrow as pa
+
     parts = [(result.pairs.sorted(), "true")]
     if result.related is not None and len(result.related):
         parts.append((result.related.sorted(), "false"))
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["id_a", "id_b", "method", "distance", "similarity", "evidence", "duplicate"])
+        column = ids.arrow()
         for p, duplicate in parts:
-            for a, b, m, d, s in zip(
+            id_a = column.take(pa.array(p.left, pa.int64())).to_pylist()
+            id_b = column.take(pa.array(p.right, pa.int64())).to_pylist()
+            for a, b, name_a, name_b, m, d, s in zip(
                 p.left.tolist(),
                 p.right.tolist(),
+                id_a,
+                id_b,
                 p.method.tolist(),
                 p.distance.tolist(),
                 p.similarity.tolist(),
@@ -171,8 +200,8 @@ def write_pairs(path: Path, ids: list[str], result: DedupResult) -> None:
                 ev = p.evidence.get((a, b))
                 w.writerow(
                     [
-                        ids[a],
-                        ids[b],
+                        name_a,
+                        name_b,
                         METHODS[m],
                         "" if d < 0 else d,
                         "" if s != s else round(s, 6),

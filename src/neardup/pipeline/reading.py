@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,8 +13,10 @@ from ..blocks import Columns
 from ..errors import InputError
 from ..inputs import Inputs, Item
 from ..readers import LOST_TAIL, Record, RecordReader, Skipped
+from .ids import Ids
 
 CHUNK = 100_000  # documents fingerprinted at once by a streaming method
+PENDING = 8_192  # documents whose ids, numbers and lengths are made arrays at once
 
 
 def progress(quiet: bool, desc: str):
@@ -39,11 +42,12 @@ def warn_lost_tail(reader: RecordReader, item: Skipped) -> None:
 class Batch:
     """The documents of a run, in order: ids, record numbers and input numbers (``sources``),
     lengths, texts (or, for streaming methods, fingerprints), and the skipped records.
-    ``start``: documents before it are the ``--against`` reference."""
+    ``start``: documents before it are the ``--against`` reference. Per-document values are
+    arrays, not Python lists (about 100 bytes per document less: 75 MB on 772k posts)."""
 
-    ids: list[str]
-    numbers: list[int]
-    sources: list[int]
+    ids: Ids
+    numbers: np.ndarray
+    sources: np.ndarray
     lengths: np.ndarray
     texts: list[str]
     skipped: list[Item]
@@ -55,8 +59,8 @@ class Batch:
         fps = None if self.fps is None else np.concatenate([self.fps, batch.fps])
         return Batch(
             self.ids + batch.ids,
-            self.numbers + batch.numbers,
-            self.sources + batch.sources,
+            np.concatenate([self.numbers, batch.numbers]),
+            np.concatenate([self.sources, batch.sources]),
             np.concatenate([self.lengths, batch.lengths]),
             self.texts + batch.texts,
             batch.skipped,
@@ -94,13 +98,17 @@ class _Reading:
     def __init__(self, inputs: Inputs, streaming: Any):
         self.inputs = inputs
         self.method = streaming  # a streaming method fingerprints chunks; None keeps the texts
-        self.ids: list[str] = []
-        self.numbers: list[int] = []
-        self.sources: list[int] = []
-        self.lengths: list[int] = []
+        self.ids = Ids()
+        self.numbers: list[np.ndarray] = []
+        self.sources: list[np.ndarray] = []
+        self.lengths: list[np.ndarray] = []
+        self.count = 0  # documents taken
+        self.pending: list[tuple[int, list[int], list[str], list[str]]] = []  # not yet arrays
+        self.pending_count = 0
+        self.ends: list[int] = []  # documents taken up to each flushed part
         self.texts: list[str] = []
         self.skipped: list[Item] = []
-        self.seen: dict[str, int] = {}  # each id's position in the batch
+        self.seen: dict[str, int] = {}  # each given id's position in the batch (not numbers)
         self.fp_parts: list[np.ndarray] = []
         self.chunk: list[str] = []
 
@@ -110,9 +118,9 @@ class _Reading:
             warn_lost_tail(self.inputs.readers[source], rec)
             self.skipped.append(Item(source, rec))
             return
-        first = self.seen.get(rec.id)
+        first = self.seen.get(rec.id) if self._given(source) else None
         if first is not None:
-            where = _record(self.inputs, self.sources[first], self.numbers[first])
+            where = self._where(first)
             if self.inputs.on_error == "fail":
                 raise InputError(
                     f"duplicate id {rec.id!r} (first at {where})",
@@ -122,27 +130,39 @@ class _Reading:
             why = Skipped(rec.number, rec.id, "duplicate_id", f"id already used by {where}")
             self.skipped.append(Item(source, why))
             return
-        self.seen[rec.id] = len(self.ids)
+        if self._given(source):
+            self.seen[rec.id] = self.count
         self._take(source, [rec.number], [rec.id], [rec.text])
 
     def add_columns(self, source: int, cols: Columns) -> None:
         """A block of clean records: whole when no id repeats, else record by record (the ids
         are entered at once, and the index is rebuilt from the batch when one was seen)."""
-        before = len(self.seen)
-        start = len(self.ids)
-        self.seen.update(zip(cols.ids, range(start, start + len(cols)), strict=True))
-        if len(self.seen) != before + len(cols):  # an id repeats: undo, then one at a time
-            self.seen = dict(zip(self.ids, range(len(self.ids)), strict=True))
-            for number, doc_id, text in zip(cols.numbers, cols.ids, cols.texts, strict=True):
-                self.add(source, Record(number, doc_id, text, None))
-            return
+        if self._given(source):
+            block = dict(zip(cols.ids, range(self.count, self.count + len(cols)), strict=True))
+            if len(block) != len(cols) or not self.seen.keys().isdisjoint(block):
+                for number, doc_id, text in zip(cols.numbers, cols.ids, cols.texts, strict=True):
+                    self.add(source, Record(number, doc_id, text, None))  # an id repeats
+                return
+            self.seen.update(block)
         self._take(source, cols.numbers, cols.ids, cols.texts)
 
+    def _given(self, source: int) -> bool:
+        """Whether the input's ids come from a field (record numbers cannot repeat)."""
+        return self.inputs.readers[source].id_field is not None
+
+    def _where(self, position: int) -> str:
+        """Where the document at ``position`` came from, for messages."""
+        self._flush()
+        k = bisect_right(self.ends, position)
+        at = position - (self.ends[k - 1] if k else 0)
+        return _record(self.inputs, int(self.sources[k][at]), int(self.numbers[k][at]))
+
     def _take(self, source: int, numbers: list[int], ids: list[str], texts: list[str]) -> None:
-        self.ids += ids
-        self.numbers += numbers
-        self.sources += [source] * len(ids)
-        self.lengths += map(len, texts)
+        self.pending.append((source, numbers, ids, texts))
+        self.pending_count += len(ids)
+        self.count += len(ids)
+        if self.pending_count >= PENDING:
+            self._flush()
         if self.method is None:
             self.texts += texts
             return
@@ -151,15 +171,45 @@ class _Reading:
             self.fp_parts.append(self.method.fingerprint_many(self.chunk))
             self.chunk = []
 
+    def _flush(self) -> None:
+        """The pending blocks' ids, numbers, sources and lengths as arrays (records read one by
+        one are taken a few thousand at a time, not as one small array each)."""
+        if not self.pending:
+            return
+        self.ids.extend([i for _, _, ids, _ in self.pending for i in ids])
+        self.numbers.append(
+            np.fromiter((n for _, numbers, _, _ in self.pending for n in numbers), np.int64)
+        )
+        self.sources.append(
+            np.concatenate([np.full(len(ids), s, np.int32) for s, _, ids, _ in self.pending])
+        )
+        self.lengths.append(
+            np.fromiter((len(t) for _, _, _, texts in self.pending for t in texts), np.int64)
+        )
+        self.ends.append(self.count)
+        self.pending, self.pending_count = [], 0
+
     def batch(self) -> Batch:
+        self._flush()
         if self.method is None:
             fps = None
         else:
             if self.chunk:
                 self.fp_parts.append(self.method.fingerprint_many(self.chunk))
             fps = np.concatenate(self.fp_parts) if self.fp_parts else np.empty(0, np.uint64)
-        lengths = np.array(self.lengths, np.int64)
-        return Batch(self.ids, self.numbers, self.sources, lengths, self.texts, self.skipped, fps)
+        return Batch(
+            self.ids,
+            _joined(self.numbers, np.int64),
+            _joined(self.sources, np.int32),
+            _joined(self.lengths, np.int64),
+            self.texts,
+            self.skipped,
+            fps,
+        )
+
+
+def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.empty(0, dtype)
 
 
 def _record(inputs: Inputs, source: int, number: int) -> str:

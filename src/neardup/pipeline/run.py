@@ -27,12 +27,13 @@ from ..dedup import DedupResult, cluster_result, dedup_with
 from ..errors import ConfigError
 from ..inputs import STDIN, Inputs
 from ..kept import per_input_name, single_name, write_jsonl, write_single
-from ..memory import batch_collection
+from ..memory import batch_collection, release_free_memory
 from ..methods import create
 from ..parallel import resolve_workers
 from ..readers import FORMATS, ON_ERROR
 from ..report.page import render as render_report
 from ..report.sample import report_data, texts_from_records
+from .ids import Ids
 from .outputs import (
     REPORT,
     REPORT_DATA,
@@ -173,6 +174,7 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out,
         both = batch if ref is None else ref.joined(batch)
         timings["read" if batch.fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
         result = find_duplicates(args, method, both, timings)
+    release_free_memory()  # the method's freed working memory, before the outputs are built
     t0 = time.perf_counter()
     report = run_report_data(method, result, both, inputs, reference)
     timings["report_sample"] = time.perf_counter() - t0
@@ -233,7 +235,15 @@ def against_store(args, method, inputs: Inputs, url: str, timings) -> tuple:
     finally:
         store.close()
     n_ref = len(found.ids)
-    ref = Batch(found.ids, [0] * n_ref, [-1] * n_ref, found.lengths, found.texts, [], None)
+    ref = Batch(
+        Ids.of(found.ids),
+        np.zeros(n_ref, np.int64),
+        np.full(n_ref, -1, np.int32),
+        found.lengths,
+        found.texts,
+        [],
+        None,
+    )
     both = ref.joined(batch)
     result = against_result(detector.method.name, found.pairs, len(both.ids), n_reference=n_ref)
     summary = {"store": redact(url), "documents": stored, "matched": n_ref}
@@ -294,7 +304,7 @@ def run_report_data(method, result, both: Batch, inputs: Inputs, reference) -> d
         for part, lo, hi in parts:
             for source, reader in enumerate(part.readers):
                 wanted = {
-                    both.numbers[p]: p
+                    int(both.numbers[p]): p
                     for p in positions
                     if lo <= p < hi and both.sources[p] == source
                 }

@@ -14,7 +14,7 @@ Its size does not grow with the corpus beyond the distributions (a few hundred n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -155,7 +155,7 @@ def distributions(
 def report_data(
     result: DedupResult,
     *,
-    ids: list[str],
+    ids: Sequence[str],
     lengths: np.ndarray,
     thresholds: dict[str, float],
     near_misses: list[dict[str, Any]],
