@@ -1241,29 +1241,30 @@ def test_auto_partial_reports_what_paragraphs_share_without_removing_it():
         create("auto", partial=True).online_index()
 
 
-def test_aligned_tokens_as_strings_equal_aligning_the_token_lists(monkeypatch):
-    """The copy rule hands rapidfuzz one character per distinct token; the matched counts equal
-    aligning the hashes as lists (oracle), also past the surrogate code points (more than
-    55,296 distinct tokens) and when there are too many tokens for code points (lists)."""
+def test_aligned_token_arrays_equal_aligning_the_token_lists():
+    """The copy rule hands rapidfuzz each text's token hashes as an ``array.array``; the
+    matched counts equal aligning the hashes as Python lists (oracle), for hashes over 2**63
+    and texts of any length, including empty ones."""
     from rapidfuzz.distance import Indel
 
     from neardup import copyrule
 
     rng = np.random.default_rng(7)
-    vocab = rng.integers(0, 2**63, size=70_000, dtype=np.int64).astype(np.uint64)
-    docs = [vocab[rng.integers(0, len(vocab), size=int(n))] for n in rng.integers(0, 9000, 30)]
+    vocab = rng.integers(0, 2**64 - 1, size=5_000, dtype=np.uint64)
+    docs = [vocab[rng.integers(0, len(vocab), size=int(n))] for n in rng.integers(0, 900, 30)]
     docs[5] = docs[4][::2].copy()  # a near copy, so that some pairs match much
+    docs[6] = docs[6][:0]
     offsets = np.zeros(len(docs) + 1, np.int64)
     np.cumsum([len(d) for d in docs], out=offsets[1:])
     codes = np.concatenate(docs)
     left = rng.integers(0, len(docs), 60)
     right = rng.integers(0, len(docs), 60)
-    left[0], right[0] = 4, 5
+    left[:2], right[:2] = (4, 6), (5, 7)
     want = [
         (len(docs[a]) + len(docs[b]) - Indel.distance(docs[a].tolist(), docs[b].tolist())) / 2
         for a, b in zip(left.tolist(), right.tolist(), strict=True)
     ]
-    assert len(np.unique(codes)) > 0xD800
-    assert copyrule._matched_tokens(codes, offsets, left, right, 1).tolist() == want
-    monkeypatch.setattr(copyrule, "_MOST_TOKENS", 1000)
-    assert copyrule._matched_tokens(codes, offsets, left, right, 2).tolist() == want
+    assert max(codes) > 2**63 and want[0] == len(docs[5])
+    for workers in (1, 2):
+        got = copyrule._matched_tokens(codes, offsets, left, right, workers)
+        assert got.tolist() == want
