@@ -204,11 +204,15 @@ def test_a_rerun_with_one_input_removes_the_per_input_files(tmp_path, sharded):
     assert sorted(p.name for p in (out / "kept").iterdir()) == sorted(shards())
 
 
-def test_report_texts_come_from_the_right_input(tmp_path, sharded):
-    """A streaming method drops the texts; the report reads its sample back from each input."""
+@pytest.mark.parametrize(
+    "method", [["--method", "simhash", "--max-distance", "20"], ["--method", "auto"]]
+)
+def test_report_texts_come_from_the_right_input(tmp_path, sharded, method):
+    """A streaming method keeps fingerprints and ``auto`` compared texts, not the texts as
+    written; the report reads its sample back from each input (JSONL, CSV and Parquet)."""
     folder, _ = sharded
     names = [folder / n for n in shards()]
-    args = ["--id-field", "doc", "--method", "simhash", "--max-distance", "20"]
+    args = ["--id-field", "doc", *method]
     assert main(["dedup", *map(str, names), "-o", str(tmp_path / "o"), "--quiet", *args]) == 0
     data = json.loads((tmp_path / "o" / "report_data.json").read_text())
     texts = {i: t for rows in shards().values() for i, t in rows}

@@ -53,3 +53,52 @@ def test_options_are_checked_with_fix_it_messages(field, value, message):
     base = {"input": ("in.jsonl",), "output": "out", "method": "auto"}
     with pytest.raises(ConfigError, match=message):
         DedupOptions(**{**base, field: value})
+
+
+def test_a_batch_keeps_what_the_method_needs_not_the_texts(tmp_path, monkeypatch):
+    """Read for ``auto``, a batch holds the compared texts (made a chunk at a time, equal to
+    comparing all texts at once), for ``simhash`` fingerprints; with ``partial`` (measured on
+    the texts as written) or ``keep_texts``, the texts themselves."""
+    from neardup.inputs import Inputs
+    from neardup.methods import create
+    from neardup.pipeline import reading
+
+    monkeypatch.setattr(reading, "CHUNK", 4)  # several chunks
+    texts = corpus()
+    path = tmp_path / "in.jsonl"
+    write_jsonl(path, texts)
+
+    def read(method, **kw):
+        inputs = Inputs([str(path)], text_field="body", id_field="doc")
+        return reading.read_all(inputs, method, quiet=True, **kw)
+
+    auto = create("auto")
+    batch = read(auto)
+    assert batch.compared and batch.texts == auto.compared(texts) != texts
+    assert batch.lengths.tolist() == [len(t) for t in texts]
+    assert [batch.ids[k] for k in range(len(texts))] == [f"id{i}" for i in range(len(texts))]
+    assert not read(auto, keep_texts=True).compared
+    assert read(create("auto", partial=True)).texts == texts
+    simhash = read(create("simhash"))
+    assert simhash.texts == [] and len(simhash.fps) == len(texts)
+
+
+def test_dedup_with_compared_texts_equals_dedup_with_the_texts():
+    """``dedup_with(..., compared=True)`` on the compared texts gives the clusters of the texts
+    as written and takes the list over (emptied); ``keep='longest'`` needs the lengths."""
+    import numpy as np
+
+    from neardup.dedup import dedup_with
+    from neardup.methods import create
+
+    texts = corpus()
+    want = dedup_with(create("auto"), texts)
+    given = create("auto").compared(texts)
+    lengths = np.array([len(t) for t in texts])
+    got = dedup_with(create("auto"), given, compared=True, lengths=lengths)
+    assert given == []
+    assert got.clusters.representative.tolist() == want.clusters.representative.tolist()
+    assert got.pairs.similarity.tolist() == want.pairs.similarity.tolist()
+    assert (got.clusters.representative != np.arange(len(texts))).sum() >= 4
+    with pytest.raises(ConfigError, match="lengths"):
+        dedup_with(create("auto"), create("auto").compared(texts), compared=True, keep="longest")

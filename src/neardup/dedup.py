@@ -111,9 +111,13 @@ def dedup_with(
     lengths: np.ndarray | None = None,
     clusters: str = "greedy",
     workers: int | None = None,
+    compared: bool = False,
 ) -> DedupResult:
     """Run an already-built method over ``texts`` and cluster its pairs; ``workers`` threads
-    (default: every core) where the method runs in parallel — the result is the same."""
+    (default: every core) where the method runs in parallel — the result is the same.
+    ``compared``: ``texts`` are the method's compared texts (``method.compared``), made while
+    the input was read, so that a batch holds no raw text; a list of them is taken over (the
+    method empties it once it no longer needs every one)."""
     if hasattr(method, "workers"):
         method.workers = resolve_workers(workers)  # type: ignore[attr-defined]
     from .warm import warm  # not at import: ``python -m neardup.warm`` runs it as a script
@@ -121,6 +125,7 @@ def dedup_with(
     warm(method.name, workers=resolve_workers(workers))
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
+    n = len(texts)  # with ``compared``, the method empties the list
     fingerprints = None
     if hasattr(method, "pairs_from_fingerprints"):
         from .normalize import normalize_many
@@ -130,6 +135,8 @@ def dedup_with(
         timings["fingerprint"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         pairs = method.pairs_from_fingerprints(fingerprints, normalized)  # type: ignore[attr-defined]
+    elif compared:
+        pairs = method.find_pairs(texts, compared=True)  # type: ignore[call-arg]
     else:
         pairs = method.find_pairs(texts)
     timings["find_pairs"] = time.perf_counter() - t0
@@ -137,11 +144,13 @@ def dedup_with(
         timings[f"find_pairs.{stage}"] = seconds
     t0 = time.perf_counter()
     if lengths is None and keep == "longest":
+        if compared:
+            raise ConfigError("keep='longest' on compared texts needs the texts' lengths")
         lengths = np.fromiter((len(t) for t in texts), np.int64, count=len(texts))
     result = cluster_result(
         method.name,
         pairs,
-        len(texts),
+        n,
         keep=keep,
         lengths=lengths,
         fingerprints=fingerprints,

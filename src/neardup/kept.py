@@ -118,6 +118,12 @@ def _kept_blocks(reader: RecordReader, keep: set[int]) -> Iterator[list[bytes]]:
                     return
 
 
+def lines_of(reader: RecordReader, numbers: set[int]) -> Iterator[bytes]:
+    """The lines numbered ``numbers`` of a JSONL or text input, in order, read back a block at
+    a time (what the report's sample reads when the texts were not kept)."""
+    return _lines(reader, numbers)
+
+
 def _lines(reader: RecordReader, keep: set[int]) -> Iterator[bytes]:
     """The kept lines of a JSONL or text input, one at a time, without their line ends."""
     for block in _kept_blocks(reader, keep):

@@ -59,7 +59,7 @@ from ..variants import fold_traditional
 from .base import exact_copy_pairs, identical_groups
 
 MATCH_KINDS = ("copy", "text")
-VERIFY_CHUNK = 250_000  # candidate pairs per verification chunk (memory; threads share chunks)
+VERIFY_CHUNK = 100_000  # candidate pairs per verification chunk (memory: its tokens and verdicts)
 DOCS_CHUNK = 2_048  # texts per chunk when preparing them (threads share chunks)
 PARALLEL_UNIQUE = 1 << 20  # values at which the common-gram count is split over threads
 FREQUENT_CHUNK = 1 << 22  # gram hashes bucketed at once when the common grams are counted
@@ -614,15 +614,22 @@ class AutoMethod:
             )
 
     # -- batch ----------------------------------------------------------------------------
-    def find_pairs(self, texts: Sequence[str]) -> PairSet:
+    def find_pairs(self, texts: Sequence[str], *, compared: bool = False) -> PairSet:
+        """Pairs of copies among ``texts``; with ``compared``, ``texts`` are already the
+        :meth:`compared` texts (a batch that compares them as it reads holds no raw text), and
+        a list of them is taken over: emptied once the exact copies are grouped (memory)."""
+        if compared and self.config.partial:
+            raise ConfigError("partial=true needs the texts as written, not the compared ones")
         clock = _Clock()
-        compared = self.compared(texts)
+        compared_texts = texts if compared else self.compared(texts)
         clock.lap("compare")
-        first, group, copies = identical_groups(compared)
+        first, group, copies = identical_groups(compared_texts)
         reps = np.sort(first)
-        documents = len(compared)
-        distinct = [compared[i] for i in reps.tolist()]
-        del compared  # the exact copies' texts are not needed any more (memory)
+        documents = len(compared_texts)
+        distinct = [compared_texts[i] for i in reps.tolist()]
+        if compared and isinstance(texts, list):
+            texts.clear()  # taken over: the caller's list held the exact copies' texts
+        del compared_texts  # the exact copies' texts are not needed any more (memory)
         release_free_memory()
         prepared = self.prepare(distinct, fit=True, buckets=self.config.match == "copy")
         del distinct

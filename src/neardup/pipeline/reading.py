@@ -15,7 +15,7 @@ from ..inputs import Inputs, Item
 from ..readers import LOST_TAIL, Record, RecordReader, Skipped
 from .ids import Ids
 
-CHUNK = 100_000  # documents fingerprinted at once by a streaming method
+CHUNK = 65_536  # documents fingerprinted, or their texts compared, at once
 PENDING = 8_192  # documents whose ids, numbers and lengths are made arrays at once
 
 
@@ -53,6 +53,7 @@ class Batch:
     skipped: list[Item]
     fps: np.ndarray | None
     start: int = 0
+    compared: bool = False  # ``texts`` are the method's compared texts, not as written
 
     def joined(self, batch: Batch) -> Batch:
         """This batch (the reference) followed by ``batch`` (the input)."""
@@ -66,20 +67,18 @@ class Batch:
             batch.skipped,
             fps,
             start=len(self.ids),
+            compared=self.compared and batch.compared,
         )
 
 
 def read_all(inputs: Inputs, method: Any, *, quiet: bool, keep_texts: bool = False) -> Batch:
-    """Read every record of every input; for streaming methods, fingerprint in chunks and drop
-    the texts (unless ``keep_texts``). An id used twice is an error naming both records (or, with
-    ``--on-error skip``, a counted skip of the second). Clean blocks of records are taken whole
-    (:mod:`neardup.blocks`), the others record by record."""
-    streaming = (
-        not keep_texts
-        and hasattr(method, "pairs_from_fingerprints")
-        and method.config.verify is None
-    )
-    reading = _Reading(inputs, method if streaming else None)
+    """Read every record of every input, keeping per document what the method needs (unless
+    ``keep_texts``: the texts as written): a streaming method's fingerprints, or the compared
+    texts of a method that compares texts as it finds pairs (``auto``), made a chunk at a time,
+    so that the texts as written are never all held. An id used twice is an error naming both
+    records (or, with ``--on-error skip``, a counted skip of the second). Clean blocks of
+    records are taken whole (:mod:`neardup.blocks`), the others record by record."""
+    reading = _Reading(inputs, method, _keeps(method, keep_texts=keep_texts))
     bar = progress(quiet, "reading")
     for source, block in inputs.blocks():
         bar.update(len(block))
@@ -92,12 +91,24 @@ def read_all(inputs: Inputs, method: Any, *, quiet: bool, keep_texts: bool = Fal
     return reading.batch()
 
 
+def _keeps(method: Any, *, keep_texts: bool) -> str:
+    """What a batch keeps per document: ``texts``, ``fingerprints`` or ``compared`` texts."""
+    if keep_texts:
+        return "texts"
+    if hasattr(method, "pairs_from_fingerprints") and method.config.verify is None:
+        return "fingerprints"
+    if hasattr(method, "compared") and not getattr(method.config, "partial", False):
+        return "compared"  # partial duplicates are measured on the texts as written
+    return "texts"
+
+
 class _Reading:
     """The documents read so far (see :func:`read_all`)."""
 
-    def __init__(self, inputs: Inputs, streaming: Any):
+    def __init__(self, inputs: Inputs, method: Any, keeps: str):
         self.inputs = inputs
-        self.method = streaming  # a streaming method fingerprints chunks; None keeps the texts
+        self.method = method
+        self.keeps = keeps
         self.ids = Ids()
         self.numbers: list[np.ndarray] = []
         self.sources: list[np.ndarray] = []
@@ -163,13 +174,20 @@ class _Reading:
         self.count += len(ids)
         if self.pending_count >= PENDING:
             self._flush()
-        if self.method is None:
+        if self.keeps == "texts":
             self.texts += texts
             return
         self.chunk += texts
         if len(self.chunk) >= CHUNK:
+            self._convert()
+
+    def _convert(self) -> None:
+        """The texts of the chunk read so far as fingerprints or compared texts."""
+        if self.keeps == "fingerprints":
             self.fp_parts.append(self.method.fingerprint_many(self.chunk))
-            self.chunk = []
+        else:
+            self.texts += self.method.compared(self.chunk)
+        self.chunk = []
 
     def _flush(self) -> None:
         """The pending blocks' ids, numbers, sources and lengths as arrays (records read one by
@@ -191,11 +209,10 @@ class _Reading:
 
     def batch(self) -> Batch:
         self._flush()
-        if self.method is None:
-            fps = None
-        else:
-            if self.chunk:
-                self.fp_parts.append(self.method.fingerprint_many(self.chunk))
+        if self.chunk:
+            self._convert()
+        fps = None
+        if self.keeps == "fingerprints":
             fps = np.concatenate(self.fp_parts) if self.fp_parts else np.empty(0, np.uint64)
         return Batch(
             self.ids,
@@ -205,6 +222,7 @@ class _Reading:
             self.texts,
             self.skipped,
             fps,
+            compared=self.keeps == "compared",
         )
 
 

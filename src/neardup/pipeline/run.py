@@ -26,11 +26,11 @@ from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..dedup import DedupResult, cluster_result, dedup_with
 from ..errors import ConfigError
 from ..inputs import STDIN, Inputs
-from ..kept import per_input_name, single_name, write_jsonl, write_single
+from ..kept import lines_of, per_input_name, single_name, write_jsonl, write_single
 from ..memory import batch_collection, release_free_memory
 from ..methods import create
 from ..parallel import resolve_workers
-from ..readers import FORMATS, ON_ERROR
+from ..readers import FORMATS, ON_ERROR, parse_json_line
 from ..report.page import render as render_report
 from ..report.sample import report_data, texts_from_records
 from .ids import Ids
@@ -263,6 +263,7 @@ def find_duplicates(args, method, batch: Batch, timings) -> DedupResult:
             lengths=batch.lengths,
             clusters=rule,
             workers=args.workers,
+            compared=batch.compared,
         )
         timings.update(result.timings)
         pairs, fps = result.pairs, result.fingerprints
@@ -295,7 +296,7 @@ def run_report_data(method, result, both: Batch, inputs: Inputs, reference) -> d
     thresholds = getattr(method, "thresholds", None)
 
     def texts_of(positions: list[int]) -> dict[int, str]:
-        if both.texts:
+        if both.texts and not both.compared:
             return {p: both.texts[p] for p in positions}
         found: dict[int, str] = {}
         parts = [(inputs, both.start, len(both.ids))]
@@ -309,7 +310,7 @@ def run_report_data(method, result, both: Batch, inputs: Inputs, reference) -> d
                     if lo <= p < hi and both.sources[p] == source
                 }
                 if wanted:
-                    found.update(texts_from_records(reader, wanted))
+                    found.update(_texts_back(reader, wanted))
         return found
 
     return report_data(
@@ -320,6 +321,21 @@ def run_report_data(method, result, both: Batch, inputs: Inputs, reference) -> d
         near_misses=near.to_list() if near is not None else [],
         texts_of=texts_of,
     )
+
+
+def _texts_back(reader, wanted: dict[int, int]) -> dict[int, str]:
+    """The texts of the records numbered ``wanted``'s keys (record number -> position), read
+    back from the input: a JSONL input a block at a time, parsing only the wanted lines."""
+    if reader.format != "jsonl":
+        return texts_from_records(reader, wanted)
+    numbers = sorted(wanted)
+    found = {}
+    for number, line in zip(numbers, lines_of(reader, set(numbers)), strict=False):
+        row = parse_json_line(number, line)  # as the reader parsed it: it was a record
+        text = row.get(reader.text_field) if isinstance(row, dict) else None
+        if isinstance(text, str):
+            found[wanted[number]] = text
+    return found
 
 
 def write_outputs(stage, args, method, inputs: Inputs, both: Batch, result) -> Kept:
