@@ -254,3 +254,42 @@ def test_repeated_ids_in_clean_blocks_are_skipped_like_record_by_record(tmp_path
         for doc in report["documents"].values():  # ids looked up by position
             assert doc["text"] == f"text number {ids.index(doc['id'])} of the file"
     assert outs[0] == outs[1] == outs[2]
+
+
+@pytest.mark.parametrize("kept", ["per-input", "single", "-"])
+def test_report_sample_of_jsonl_is_read_as_the_kept_records_are_written(
+    tmp_path, sharded, kept, monkeypatch, capsysbinary
+):
+    """``auto`` keeps no text as written: the report's sampled texts of a JSON Lines input are
+    taken from the pass that writes the kept records (never read back), those of CSV and
+    Parquet inputs read back; the kept records stay exactly the kept ones."""
+    from neardup.pipeline import run as pipeline_run
+
+    read_back = []
+    original = pipeline_run._texts_back
+
+    def spy(reader, wanted):
+        read_back.append(reader.format)
+        return original(reader, wanted)
+
+    monkeypatch.setattr(pipeline_run, "_texts_back", spy)
+    folder, _ = sharded
+    names = [folder / n for n in shards()]
+    out = tmp_path / "o"
+    args = ["--id-field", "doc", "--method", "auto", "--kept", kept]
+    assert main(["dedup", *map(str, names), "-o", str(out), "--quiet", *args]) == 0
+    data = json.loads((out / "report_data.json").read_text())
+    texts = {i: t for rows in shards().values() for i, t in rows}
+    assert {doc["id"][:1] for doc in data["documents"].values()} >= {"a", "b"}
+    for doc in data["documents"].values():
+        assert doc["text"] == texts[doc["id"]]
+    assert "jsonl" not in read_back and read_back
+    expected = {k for k, v in clusters(out).items() if k == v}
+    if kept == "-":
+        lines = capsysbinary.readouterr().out.splitlines()
+    elif kept == "single":
+        lines = (out / "kept.jsonl").read_bytes().splitlines()
+    else:
+        lines = (out / "kept" / "a.jsonl").read_bytes().splitlines()
+        expected = {k for k in expected if k.startswith("a")}
+    assert {orjson.loads(line)["doc"] for line in lines} == expected

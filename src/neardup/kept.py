@@ -28,6 +28,12 @@ _EXT = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", 
 _COMPRESSIONS = ("", ".gz", ".zst")
 KEPT_NAMES = frozenset("kept" + ext + c for ext in _EXT.values() for c in _COMPRESSIONS)
 KEPT_DIR = "kept"  # per-input kept files of a run with several inputs
+# record number -> its line, filled as the kept records are written (JSON Lines and text inputs;
+# left empty for the others): the report's sample is read in the same pass
+Capture = dict[int, bytes | None] | None
+Captures = Sequence[Capture] | None  # one per input
+Readers = Sequence[RecordReader]
+Keeps = Sequence[set[int]]  # per input, the record numbers kept
 
 
 def kept_name(reader: RecordReader) -> str:
@@ -56,31 +62,34 @@ def single_name(readers: Sequence[RecordReader]) -> str:
     return "kept.jsonl"
 
 
-def write_single(readers: Sequence[RecordReader], keeps: Sequence[set[int]], path: Path) -> int:
+def write_single(readers: Readers, keeps: Keeps, path: Path, captures: Captures = None) -> int:
     """Kept records of every input into the one file ``path``: in their format when they share
-    it, else as JSON Lines (name it with :func:`single_name`)."""
+    it, else as JSON Lines (name it with :func:`single_name`). ``captures``: per input, lines
+    to keep a copy of as they pass (:data:`Capture`)."""
     fmt = readers[0].format
+    captures = captures or [None] * len(readers)
     if not (all(r.format == fmt for r in readers) and _same_layout(readers)):
         with open_binary(path, "wb") as out:
-            return write_jsonl(readers, keeps, out)
+            return write_jsonl(readers, keeps, out, captures)
     if fmt == "parquet":
         return _parquet(readers, keeps, path)
     with open_binary(path, "wb") as out:
         if fmt in ("jsonl", "text"):
             written = 0
-            for reader, keep in zip(readers, keeps, strict=True):
-                for lines in _kept_blocks(reader, keep):
+            for reader, keep, capture in zip(readers, keeps, captures, strict=True):
+                for lines in _kept_blocks(reader, keep, capture):
                     out.write(b"\n".join(lines) + b"\n")
                     written += len(lines)
             return written
         return _csv(readers, keeps, out)
 
 
-def write_jsonl(readers: Sequence[RecordReader], keeps: Sequence[set[int]], out: BinaryIO) -> int:
+def write_jsonl(readers: Readers, keeps: Keeps, out: BinaryIO, captures: Captures = None) -> int:
     """Kept records of every input as JSON Lines into the binary stream ``out``."""
     written = 0
-    for reader, keep in zip(readers, keeps, strict=True):
-        for line in _json_lines(reader, keep):
+    captures = captures or [None] * len(readers)
+    for reader, keep, capture in zip(readers, keeps, captures, strict=True):
+        for line in _json_lines(reader, keep, capture):
             out.write(line)
             written += 1
     out.flush()
@@ -88,14 +97,18 @@ def write_jsonl(readers: Sequence[RecordReader], keeps: Sequence[set[int]], out:
 
 
 # -- reading kept records back, per format --------------------------------------------------------
-def _kept_blocks(reader: RecordReader, keep: set[int]) -> Iterator[list[bytes]]:
+def _kept_blocks(
+    reader: RecordReader, keep: set[int], capture: Capture = None
+) -> Iterator[list[bytes]]:
     """The kept lines of a JSONL or text input (without their line ends), a block of the input
-    at a time (:func:`neardup.blocks.line_blocks`); reading stops after the last kept line. A
-    stream that breaks off mid-block is read again line by line, so a kept line before the break
-    is still found and a lost tail the first reading skipped is not read."""
-    if not keep:
+    at a time (:func:`neardup.blocks.line_blocks`); reading stops after the last kept (or
+    captured) line. A stream that breaks off mid-block is read again line by line, so a kept
+    line before the break is still found and a lost tail the first reading skipped is not
+    read. The lines numbered ``capture``'s keys are stored there as they pass."""
+    capture = {} if capture is None else capture
+    if not keep and not capture:
         return
-    wanted = sorted(keep)
+    wanted = sorted(keep | capture.keys())
     done = last = 0
     try:
         with open_binary(reader.path, replayed=True) as handle:
@@ -103,7 +116,12 @@ def _kept_blocks(reader: RecordReader, keep: set[int]) -> Iterator[list[bytes]]:
                 end = first + len(lines)
                 stop = bisect_left(wanted, end, done)
                 if stop > done:
-                    yield [lines[n - first] for n in wanted[done:stop]]
+                    for n in wanted[done:stop]:
+                        if n in capture:
+                            capture[n] = lines[n - first]
+                    block = [lines[n - first] for n in wanted[done:stop] if n in keep]
+                    if block:
+                        yield block
                 done, last = stop, end - 1
                 if done == len(wanted):
                     return
@@ -111,8 +129,11 @@ def _kept_blocks(reader: RecordReader, keep: set[int]) -> Iterator[list[bytes]]:
         pass
     with open_binary(reader.path) as handle:
         for number, line in enumerate(handle, 1):
-            if number > last and number in keep:
-                yield [line.rstrip(b"\n")]
+            if number > last and (number in keep or number in capture):
+                if number in capture:
+                    capture[number] = line.rstrip(b"\n")
+                if number in keep:
+                    yield [line.rstrip(b"\n")]
                 done += 1
                 if done == len(wanted):
                     return
@@ -124,9 +145,9 @@ def lines_of(reader: RecordReader, numbers: set[int]) -> Iterator[bytes]:
     return _lines(reader, numbers)
 
 
-def _lines(reader: RecordReader, keep: set[int]) -> Iterator[bytes]:
+def _lines(reader: RecordReader, keep: set[int], capture: Capture = None) -> Iterator[bytes]:
     """The kept lines of a JSONL or text input, one at a time, without their line ends."""
-    for block in _kept_blocks(reader, keep):
+    for block in _kept_blocks(reader, keep, capture):
         yield from block
 
 
@@ -171,10 +192,10 @@ def _batches(reader: RecordReader, keep: set[int]) -> Iterator[Any]:
             yield batch.filter(mask)
 
 
-def _json_lines(reader: RecordReader, keep: set[int]) -> Iterator[bytes]:
+def _json_lines(reader: RecordReader, keep: set[int], capture: Capture = None) -> Iterator[bytes]:
     fmt = reader.format
     if fmt == "jsonl":
-        for line in _lines(reader, keep):
+        for line in _lines(reader, keep, capture):
             yield line + b"\n"
     elif fmt == "text":
         for line in _lines(reader, keep):

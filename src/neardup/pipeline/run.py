@@ -32,7 +32,13 @@ from ..methods import create
 from ..parallel import resolve_workers
 from ..readers import FORMATS, ON_ERROR, parse_json_line
 from ..report.page import render as render_report
-from ..report.sample import report_data, texts_from_records
+from ..report.sample import (
+    SampleSizes,
+    report_data,
+    sample_positions,
+    texts_from_records,
+    wanted_documents,
+)
 from .ids import Ids
 from .outputs import (
     REPORT,
@@ -175,8 +181,12 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out,
         timings["read" if batch.fps is None else "read_and_fingerprint"] = time.perf_counter() - t0
         result = find_duplicates(args, method, both, timings)
     release_free_memory()  # the method's freed working memory, before the outputs are built
+    report = captures = None
     t0 = time.perf_counter()
-    report = run_report_data(method, result, both, inputs, reference)
+    if both.texts and not both.compared:  # the sample's texts from memory
+        report = run_report_data(method, result, both, inputs, reference)
+    else:  # read as the kept records are written, where the input allows
+        captures = sample_captures(method, result, both, inputs)
     timings["report_sample"] = time.perf_counter() - t0
     both.texts = []  # not needed any more
 
@@ -185,9 +195,13 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out,
     stage.mkdir()
     try:
         t0 = time.perf_counter()
-        kept = write_outputs(stage, args, method, inputs, both, result)
-        (stage / REPORT_DATA).write_bytes(orjson.dumps(report))
+        kept = write_outputs(stage, args, method, inputs, both, result, captures)
         timings["write"] = time.perf_counter() - t0
+        if report is None:
+            t0 = time.perf_counter()
+            report = run_report_data(method, result, both, inputs, reference, captures)
+            timings["report_sample"] += time.perf_counter() - t0
+        (stage / REPORT_DATA).write_bytes(orjson.dumps(report))
         timings["total"] = time.perf_counter() - t_start
         summary = build_summary(args, method, inputs, both, result, kept, timings)
         if ref is not None:
@@ -290,8 +304,27 @@ def find_duplicates(args, method, batch: Batch, timings) -> DedupResult:
     return result
 
 
-def run_report_data(method, result, both: Batch, inputs: Inputs, reference) -> dict:
-    """The report's distributions and sample (texts from memory, or one more input pass)."""
+def sample_captures(method, result, both: Batch, inputs: Inputs) -> list[dict | None]:
+    """Per input, the record numbers of the report's sampled documents, to be filled with their
+    lines as the kept records are written (JSON Lines inputs; None for the others, whose
+    sample is read back afterwards)."""
+    near = getattr(method, "near_misses", None)
+    rows = sample_positions(result, near.to_list() if near is not None else [], SampleSizes())
+    captures: list[dict | None] = [
+        {} if reader.format == "jsonl" else None for reader in inputs.readers
+    ]
+    for p in wanted_documents(rows):
+        capture = captures[int(both.sources[p])] if p >= both.start else None
+        if capture is not None:
+            capture[int(both.numbers[p])] = None
+    return captures
+
+
+def run_report_data(
+    method, result, both: Batch, inputs: Inputs, reference, captures: list | None = None
+) -> dict:
+    """The report's distributions and sample: texts from memory, from the lines ``captures``
+    holds (:func:`sample_captures`), or read back from the inputs."""
     near = getattr(method, "near_misses", None)
     thresholds = getattr(method, "thresholds", None)
 
@@ -299,6 +332,15 @@ def run_report_data(method, result, both: Batch, inputs: Inputs, reference) -> d
         if both.texts and not both.compared:
             return {p: both.texts[p] for p in positions}
         found: dict[int, str] = {}
+        if captures is not None:
+            for p in positions:
+                source, number = int(both.sources[p]), int(both.numbers[p])
+                capture = captures[source] if p >= both.start else None
+                if capture is not None:
+                    text = _text_of(number, capture.get(number), inputs.readers[source])
+                    if text is not None:
+                        found[p] = text
+            positions = [p for p in positions if p not in found]
         parts = [(inputs, both.start, len(both.ids))]
         if reference is not None:
             parts.append((reference, 0, both.start))
@@ -331,21 +373,31 @@ def _texts_back(reader, wanted: dict[int, int]) -> dict[int, str]:
     numbers = sorted(wanted)
     found = {}
     for number, line in zip(numbers, lines_of(reader, set(numbers)), strict=False):
-        row = parse_json_line(number, line)  # as the reader parsed it: it was a record
-        text = row.get(reader.text_field) if isinstance(row, dict) else None
-        if isinstance(text, str):
+        text = _text_of(number, line, reader)
+        if text is not None:
             found[wanted[number]] = text
     return found
 
 
-def write_outputs(stage, args, method, inputs: Inputs, both: Batch, result) -> Kept:
+def _text_of(number: int, line: bytes | None, reader) -> str | None:
+    """The text of a JSON Lines record's ``line`` (as the reader parsed it: it was a record)."""
+    if line is None:
+        return None
+    row = parse_json_line(number, line)
+    text = row.get(reader.text_field) if isinstance(row, dict) else None
+    return text if isinstance(text, str) else None
+
+
+def write_outputs(
+    stage, args, method, inputs: Inputs, both: Batch, result, captures: list | None = None
+) -> Kept:
     """Write every output but the summary into ``stage``; where the kept records went.
 
     ``both`` names every position of ``result``; its ``start`` is the position of the input's
     first document (after the ``--against`` reference).
     """
     start = both.start
-    kept = write_kept_records(stage, args.kept, inputs, both, result)
+    kept = write_kept_records(stage, args.kept, inputs, both, result, captures)
     write_clusters(stage / "clusters.csv", both.ids, result, start=start, reference=args.against)
     if both.skipped:
         names = [inputs.readers[e.source].source for e in both.skipped] if len(inputs) > 1 else None
@@ -358,8 +410,11 @@ def write_outputs(stage, args, method, inputs: Inputs, both: Batch, result) -> K
     return kept
 
 
-def write_kept_records(stage, mode: str, inputs: Inputs, both: Batch, result) -> Kept:
-    """The kept records, as ``--kept`` asks: per input, in one file, or to standard output."""
+def write_kept_records(
+    stage, mode: str, inputs: Inputs, both: Batch, result, captures: list | None = None
+) -> Kept:
+    """The kept records, as ``--kept`` asks: per input, in one file, or to standard output;
+    ``captures`` (per input) are filled as the lines pass (:func:`sample_captures`)."""
     start = both.start
     is_rep = result.clusters.is_representative[start:]
     numbers = np.asarray(both.numbers[start:], np.int64)[is_rep]
@@ -367,15 +422,16 @@ def write_kept_records(stage, mode: str, inputs: Inputs, both: Batch, result) ->
     keeps = [set(numbers[sources == i].tolist()) for i in range(len(inputs))]
     counts = [len(k) for k in keeps]
     readers = inputs.readers
+    captures = captures or [None] * len(readers)
     if mode == "-":
-        write_jsonl(readers, keeps, sys.stdout.buffer)
+        write_jsonl(readers, keeps, sys.stdout.buffer, captures)
         return Kept(["-"] * len(readers), counts)
     if mode == "single" or len(readers) == 1:
         name = single_name(readers)
-        write_single(readers, keeps, stage / name)
+        write_single(readers, keeps, stage / name, captures)
         return Kept([name] * len(readers), counts)
     names = [per_input_name(r, label) for r, label in zip(readers, inputs.labels, strict=True)]
-    for reader, keep, name in zip(readers, keeps, names, strict=True):
+    for reader, keep, name, capture in zip(readers, keeps, names, captures, strict=True):
         (stage / name).parent.mkdir(parents=True, exist_ok=True)
-        write_single([reader], [keep], stage / name)
+        write_single([reader], [keep], stage / name, [capture])
     return Kept(names, counts)
