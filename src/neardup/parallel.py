@@ -51,12 +51,8 @@ def per_worker(n: int, workers: int) -> int:
 
 def map_ranges(function: Callable[[int, int], T], n: int, *, size: int, workers: int) -> list[T]:
     """``function(lo, hi)`` over the chunks of ``range(n)``, on up to ``workers`` threads;
-    the results in chunk order."""
-    ranges = chunk_ranges(n, size)
-    if workers <= 1 or len(ranges) <= 1:
-        return [function(lo, hi) for lo, hi in ranges]
-    with ThreadPoolExecutor(min(workers, len(ranges)), thread_name_prefix="neardup") as pool:
-        return list(pool.map(lambda r: function(*r), ranges))
+    the results in chunk order (:func:`iter_ranges`, collected)."""
+    return list(iter_ranges(function, n, size=size, workers=workers))
 
 
 def iter_ranges(
