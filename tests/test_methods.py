@@ -2,6 +2,7 @@
 
 import itertools
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -456,6 +457,99 @@ def test_paragraph_overlap_finds_copies_whose_every_paragraph_was_edited():
     for bad in ("0.5", True, 0, 1.5):  # a share, as a number: not a string, not a flag
         with pytest.raises(ConfigError, match="overlap"):
             create("paragraph", overlap=bad)
+
+
+# characters and a homophone of each (one fuzzy, toneless first reading): what a pinyin input
+# method types in their place
+HOMOPHONES = dict(
+    zip(
+        "计布据示规以业加值比制造资持较快专认为装备技术动力量部沿海省份贸订单港口集箱连续月",
+        "记步剧是归已叶家直笔治早姿池叫块砖任位庄被记树洞立亮步延害剩分帽定担岗扣及香联序越",
+        strict=True,
+    )
+)
+
+
+def _typed_with_homophones(text: str, every: int) -> str:
+    """Every ``every``-th character of ``text`` that :data:`HOMOPHONES` lists, replaced."""
+    out, seen = [], 0
+    for ch in text:
+        if ch in HOMOPHONES:
+            seen += 1
+            ch = HOMOPHONES[ch] if seen % every == 0 else ch
+        out.append(ch)
+    return "".join(out)
+
+
+def test_paragraph_grams_are_heard_so_homophone_typos_keep_a_copy():
+    """Homophones typed for a tenth of a story's characters break most of each paragraph's
+    written 5-grams, and none of its heard ones: by default (``heard_grams``) the copy is a
+    duplicate with every paragraph matched; with grams as written it is not. A look-alike
+    (人 / 入) is no homophone: it still changes the heard grams."""
+    from neardup.methods.auto import _Grams
+
+    source = "\n".join("。".join(p) + "。" for p in EDITED_SOURCE)
+    copy = _typed_with_homophones(source, 2)
+    changed = sum(a != b for a, b in zip(source, copy, strict=True))
+    assert changed >= 0.1 * len(source)
+    verdict = create("paragraph", min_shared_chars=30).compare(source, copy)
+    assert verdict["duplicate"] and verdict["matched_paragraphs"] == [[0, 0], [1, 1], [2, 2]]
+    written = create("paragraph", min_shared_chars=30, heard_grams=False)
+    assert not written.compare(source, copy)["duplicate"]
+
+    def grams(texts, heard):
+        values, offsets = _Grams.of(texts, 5, heard=heard).rare(np.empty(0, np.uint64))
+        return [set(values[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(texts))]
+
+    heard_source, heard_copy = grams([source, copy], heard=True)
+    assert heard_source == heard_copy
+    written_source, written_copy = grams([source, copy], heard=False)
+    assert len(written_source & written_copy) < 0.5 * len(written_source)
+    alike = grams(["全国人大代表", "全国入大代表"], heard=True)  # 人 ren / 入 ru
+    assert alike[0] != alike[1]
+
+
+def test_heard_grams_keep_the_written_rarity_and_old_stores_open():
+    """With ``heard_grams`` a text's rare grams are the heard grams of the positions whose
+    written gram is rare (Python oracle over the same hashes): the common-gram table stays one
+    of written grams, the same as without the option. Grams as written are what stores built
+    before the option hold: it is persisted only when on, so they reopen with
+    ``heard_grams=false``."""
+    from neardup import _kernels
+    from neardup.methods.auto import CommonGrams, _Grams, gram_sets
+    from neardup.normalize import encode_texts
+    from neardup.readings import as_heard
+
+    texts = ["".join(p) for p in EDITED_SOURCE] + [_typed_with_homophones(EDITED_SOURCE[0][0], 3)]
+    texts = texts * 2 + ["国家统计局", "", "短"]
+    heard = create("paragraph")
+    written = create("paragraph", heard_grams=False)
+    config = heard.inner.config
+    table = CommonGrams.fit(*gram_sets(texts, 5), replace(config, common_min_df=2))
+    assert len(table.values) > 0
+    grams = _Grams.of(texts, 5, heard=True)
+    values, offsets = grams.rare(table.values)
+    cps, off = encode_texts(texts)
+    by_eye, pos = _kernels.char_ngram_hashes(cps, off, 5)
+    by_ear, _ = _kernels.char_ngram_hashes(as_heard(cps), off, 5)
+    common = set(table.values.tolist())
+    for d in range(len(texts)):
+        want = {
+            h
+            for w, h in zip(by_eye[pos[d] : pos[d + 1]], by_ear[pos[d] : pos[d + 1]], strict=True)
+            if int(w) not in common
+        }
+        assert values[offsets[d] : offsets[d + 1]].tolist() == sorted(want)
+    assert np.array_equal(_Grams.of(texts, 5).values, grams.values)  # what the table counts
+    for method in (heard, written):
+        method.paragraphs(texts, fit=True)
+    assert heard.tables.digest() == written.tables.digest()
+    assert heard.persisted()["heard_grams"] is True
+    assert "heard_grams" not in written.persisted()
+    assert "heard_grams" not in create("auto").persisted()  # auto compares grams as written
+    assert create("auto").config.heard_grams is False
+    with pytest.raises(ConfigError, match="heard_grams"):
+        create("paragraph", heard_grams="yes")
 
 
 def test_paragraph_copy_shares_equal_python_oracle():

@@ -3,11 +3,14 @@
 import pytest
 
 from neardup.readings import (
+    HEARD_BASE,
     READINGS_VERSION,
+    as_heard,
     build_readings,
     char_readings,
     fuzzy,
     heard_codes,
+    heard_table,
     misheard,
     toneless,
 )
@@ -55,3 +58,22 @@ def test_heard_codes_replace_characters_by_their_first_reading():
     assert heard[3] == heard[4]  # 间 / 见: jian
     assert heard[5] == codes[5]  # not a character with a reading: unchanged
     assert len(set(heard[:4].tolist())) == 4
+
+
+def test_heard_code_points_golden():
+    """The heard code of each character (persisted in every common-gram table of heard grams)
+    is frozen: a change of the table or of the rule moves the digest."""
+    import hashlib
+
+    import numpy as np
+
+    table = heard_table()
+    assert hashlib.sha256(table.tobytes()).hexdigest()[:16] == "14cc70bfa77045a8"
+    cps = np.frombuffer("在再是事人入的ab1 ".encode("utf-32-le"), np.uint32)
+    heard = as_heard(cps).tolist()
+    assert heard[0] == heard[1] == HEARD_BASE + 276  # zai
+    assert heard[2] == heard[3] and heard[4] != heard[5]  # shi; ren / ru
+    assert heard[6] == HEARD_BASE + 39  # de
+    assert heard[7:] == [ord(c) for c in "ab1 "]  # no reading: unchanged
+    distinct = {fuzzy(found[0]) for found in char_readings().values()}
+    assert int(table.max()) == HEARD_BASE + len(distinct) - 1

@@ -55,6 +55,7 @@ from ..normalize import (
 )
 from ..pairs import PairSet
 from ..parallel import chunk_ranges, iter_ranges, map_ranges, per_worker
+from ..readings import as_heard
 from ..variants import fold_traditional
 from .base import exact_copy_pairs, identical_groups
 
@@ -98,6 +99,7 @@ class AutoConfig:
     text_threshold: float = 0.5
     strip_markup: bool = True
     fold_traditional: bool = True
+    heard_grams: bool = False
     partial: bool = False
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
@@ -120,8 +122,9 @@ class AutoConfig:
             raise ConfigError(f"common_share={self.common_share!r} must be in (0, 1]")
         if not 0.0 < float(self.text_threshold) <= 1.0:
             raise ConfigError(f"text_threshold={self.text_threshold!r} must be in (0, 1]")
-        if not isinstance(self.partial, bool):
-            raise ConfigError(f"partial={self.partial!r} must be true or false")
+        for name in ("partial", "heard_grams"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
         self.rule()  # validates the copy-rule fields
 
     def rule(self) -> CopyRule:
@@ -239,18 +242,43 @@ class _Grams:
     values: np.ndarray
     offsets: np.ndarray
     buckets: TokenBuckets | None = None
+    # ``heard``: each gram position's written and heard hash, and each text's positions
+    heard: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @classmethod
-    def of(cls, texts: list[str], gram: int, *, bucket_tokens: int = 0) -> _Grams:
-        """The chunk's grams; with ``bucket_tokens``, also the :class:`TokenBuckets` of the
-        texts with at most that many tokens."""
+    def of(
+        cls, texts: list[str], gram: int, *, heard: bool = False, bucket_tokens: int = 0
+    ) -> _Grams:
+        """The chunk's grams as written (what the common-gram table counts); with ``heard``,
+        also each position's gram of the characters as heard (:func:`as_heard`), which
+        :meth:`rare` keeps instead; with ``bucket_tokens``, also the :class:`TokenBuckets` of
+        the texts with at most that many tokens."""
         cps, cp_offsets = encode_texts(texts)
         hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, gram)
+        by_ear = None
+        if heard:
+            heard_cps = as_heard(cps)
+            heard_cps.flags.writeable = False  # as encode_texts' are: one compiled signature
+            by_ear = (hashes, _kernels.char_ngram_hashes(heard_cps, cp_offsets, gram)[0], hoff)
         tokens = _kernels.token_counts(cps, cp_offsets)
         buckets = None
         if bucket_tokens:
             buckets = TokenBuckets.of(texts, tokens <= bucket_tokens)
-        return cls(texts, tokens, *_kernels.unique_per_doc(hashes, hoff), buckets)
+        return cls(texts, tokens, *_kernels.unique_per_doc(hashes, hoff), buckets, by_ear)
+
+    def rare(self, common: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each text's distinct rare grams ``(values, offsets)``: the grams not in ``common``
+        (sorted hashes); with ``heard``, the heard grams of the positions whose written gram is
+        rare — rarity stays that of the text as written (folding readings together makes
+        more grams common), and a homophone typed for a character keeps the gram's value."""
+        if self.heard is None:
+            if not len(common):
+                return self.values, self.offsets
+            return _kernels.drop_members(self.values, self.offsets, common)
+        written, heard, offsets = self.heard
+        if len(common):
+            heard, offsets = _kernels.kept_where_absent(written, heard, offsets, common)
+        return _kernels.unique_per_doc(heard, offsets)
 
 
 def gram_sets(texts: list[str], gram: int) -> tuple[np.ndarray, np.ndarray]:
@@ -325,6 +353,8 @@ class AutoMethod:
         table = self.tables if self.tables is not None else CommonGrams.empty()
         config = self.config.to_dict()
         del config["partial"]  # what a batch run reports beside its decisions, not a decision
+        if not config["heard_grams"]:  # grams as written: what stores built before it hold
+            del config["heard_grams"]
         return {
             **config,
             "rule_version": RULE_VERSION,
@@ -396,7 +426,9 @@ class AutoMethod:
         compared = list(compared)
         most = self._bucket_tokens() if buckets else 0
         chunks = map_ranges(
-            lambda lo, hi: _Grams.of(compared[lo:hi], self.config.gram, bucket_tokens=most),
+            lambda lo, hi: _Grams.of(
+                compared[lo:hi], self.config.gram, heard=self.config.heard_grams, bucket_tokens=most
+            ),
             len(compared),
             size=DOCS_CHUNK,
             workers=self.workers,
@@ -421,9 +453,7 @@ class AutoMethod:
         return parts[0] if len(parts) == 1 else _merge_consumed(parts)
 
     def _prepared(self, grams: _Grams, table: CommonGrams) -> Prepared:
-        values, offsets = grams.values, grams.offsets
-        if len(table.values):
-            values, offsets = _kernels.drop_members(values, offsets, table.values)
+        values, offsets = grams.rare(table.values)
         return Prepared(
             grams.texts,
             (values, offsets),

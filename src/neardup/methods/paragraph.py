@@ -7,9 +7,11 @@ Each document is split into paragraphs (its line breaks). Which paragraphs match
 - ``copy`` (the default, chosen by measurement: docs/quality.md): a paragraph is compared as the
   ``auto`` method compares documents — compared text (markup, punctuation and script variants
   gone), rare character grams (grams held by more than ``max(common_min_df, common_share · N)``
-  of the corpus' N paragraphs are common: headers, footers, datelines, template phrases), bottom-k
-  sketch candidates and the copy rule of :mod:`neardup.copyrule` (contained, and no substituted
-  number, date or name). A paragraph with fewer than ``min_paragraph_grams`` rare grams carries
+  of the corpus' N paragraphs are common: headers, footers, datelines, template phrases) kept
+  *as heard* (``heard_grams``: the gram of the characters read as their first reading, at each
+  position whose written gram is rare, so that homophone typos leave a paragraph's grams as
+  they were), bottom-k sketch candidates and the copy rule of :mod:`neardup.copyrule`
+  (contained, and no substituted number, date or name). A paragraph with fewer than ``min_paragraph_grams`` rare grams carries
   no evidence. A matched paragraph covers its characters, times the share of it the match holds.
 - ``topic`` (the reference's DRPKP fingerprint, :mod:`neardup.drpkp`): paragraphs within
   ``max_distance`` of each other's weighted topic-word SimHash match; every kept paragraph weighs
@@ -67,6 +69,7 @@ class ParagraphConfig:
     max_paragraph_docs: int = 50
     version_coverage: float = 0.5
     overlap: float | None = None
+    heard_grams: bool = True
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
@@ -100,6 +103,7 @@ class ParagraphConfig:
             sketch=self.sketch,
             common_min_df=self.common_min_df,
             common_share=self.common_share,
+            heard_grams=self.heard_grams,
             normalize=self.normalize,
         )
 
@@ -174,9 +178,12 @@ class ParagraphMethod:
 
     def persisted(self) -> dict[str, Any]:
         """What defines stored data (checked when a store is reopened)."""
+        config = self.config.to_dict()
+        if not config["heard_grams"]:  # grams as written: what stores built before it hold
+            del config["heard_grams"]
         if self.config.evidence == "topic":
-            return self.config.to_dict()
-        return {**self.inner.persisted(), **self.config.to_dict()}
+            return config
+        return {**self.inner.persisted(), **config}
 
     @property
     def threshold(self) -> float:
