@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from .arrowcols import flags, numbers, strings
 from .dedup import DedupResult, dedup_texts
 from .errors import ConfigError, InputError, require
 from .methods import DEFAULT_METHOD
@@ -28,40 +29,54 @@ ADDED_COLUMNS = ("cluster_id", "representative_id", "similarity", "method", "dup
 
 
 def cluster_columns(
-    ids: pa.Array | pa.ChunkedArray, result: DedupResult, rows: slice = slice(None)
+    ids: pa.Array | pa.ChunkedArray,
+    result: DedupResult,
+    rows: slice = slice(None),
+    *,
+    no_method: str | None = None,
 ) -> dict[str, pa.Array]:
     """Per document (of ``rows``): cluster, representative's id, distance, similarity and
     method to it.
 
-    ``method`` is null (and distance/similarity too) for a representative; ``ids`` may be any
-    Arrow array (string ids in a file, row numbers or the frame's id column in memory) naming
-    every document of ``result``.
+    ``method`` is ``no_method`` (null by default; distance and similarity are null) for a
+    representative; ``ids`` may be any Arrow array (string ids in a file, row numbers or the
+    frame's id column in memory) naming every document of ``result``.
     """
     c = result.clusters
     return {
-        "cluster_id": pa.array(c.cluster_id[rows], pa.int64()),
-        "representative_id": ids.take(pa.array(c.representative[rows], pa.int64())),
+        "cluster_id": numbers(c.cluster_id[rows], np.int64),
+        "representative_id": ids.take(numbers(c.representative[rows], np.int64)),
         **evidence_columns(
             result.distance_to_representative[rows],
             result.similarity_to_representative[rows],
             result.method_to_representative[rows],
             c.is_representative[rows],
+            no_method=no_method,
         ),
     }
 
 
 def evidence_columns(
-    distance: np.ndarray, similarity: np.ndarray, code: np.ndarray, is_rep: np.ndarray
+    distance: np.ndarray,
+    similarity: np.ndarray,
+    code: np.ndarray,
+    is_rep: np.ndarray,
+    *,
+    no_method: str | None = None,
 ) -> dict[str, pa.Array]:
     """``distance``, ``similarity``, ``method`` and ``duplicate`` columns: null where no
-    distance (< 0) or similarity (NaN) was measured, no method for a representative."""
-    names = pa.array(METHODS, pa.string())
-    codes = pa.array(np.asarray(code).astype(np.int32), mask=is_rep)
+    distance (< 0) or similarity (NaN) was measured; a representative's method is
+    ``no_method`` (None: null)."""
+    if no_method is None:
+        method = strings(METHODS).take(numbers(code, np.int32, null=is_rep))
+    else:
+        codes = np.where(is_rep, len(METHODS), code)
+        method = strings([*METHODS, no_method]).take(numbers(codes, np.int32))
     return {
-        "distance": pa.array(distance.astype(np.int32), pa.int32(), mask=distance < 0),
-        "similarity": pa.array(similarity, pa.float32(), mask=np.isnan(similarity)),
-        "method": names.take(codes),
-        "duplicate": pa.array(~is_rep),
+        "distance": numbers(distance, np.int32, null=distance < 0),
+        "similarity": numbers(similarity, np.float32, null=np.isnan(similarity)),
+        "method": method,
+        "duplicate": flags(~is_rep),
     }
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from ..arrowcols import numbers, strings
 from ..dedup import DedupResult
 from ..errors import InputError
 from ..kept import KEPT_DIR, KEPT_NAMES
@@ -125,7 +126,6 @@ def write_clusters(
     ``representative_in`` column says where each representative is: ``reference`` or ``input``.
     Written ``CLUSTER_ROWS`` rows at a time (a whole table of 772k rows held 65 MB)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
     from ..frames import cluster_columns
@@ -136,12 +136,13 @@ def write_clusters(
     with pcsv.CSVWriter(path, schema) as writer:
         for lo in range(start, len(all_ids), CLUSTER_ROWS):
             rows = slice(lo, min(lo + CLUSTER_ROWS, len(all_ids)))
-            columns = cluster_columns(all_ids, result, rows)
-            columns["method"] = pc.fill_null(columns["method"], "")  # "" for a representative
+            columns = cluster_columns(all_ids, result, rows, no_method="")
             data = {"id": all_ids[rows], **{n: columns[n] for n in names}}
             if reference:
                 where = result.clusters.representative[rows] < start
-                data["representative_in"] = pa.array(np.where(where, "reference", "input"))
+                data["representative_in"] = strings(["input", "reference"]).take(
+                    numbers(where, np.int8)
+                )
             writer.write_table(pa.table(data, schema=schema))
 
 
@@ -175,7 +176,6 @@ def write_pairs(path: Path, ids: Ids, result: DedupResult) -> None:
     """Every verified pair with its method, distance, similarity and evidence; ``duplicate``
     says whether it counts as one (the clusters come from those) or is only related (the
     paragraph method's partial duplicates: shared text, too small a share to remove)."""
-    import pyarrow as pa
 
     parts = [(result.pairs.sorted(), "true")]
     if result.related is not None and len(result.related):
@@ -185,8 +185,8 @@ def write_pairs(path: Path, ids: Ids, result: DedupResult) -> None:
         w.writerow(["id_a", "id_b", "method", "distance", "similarity", "evidence", "duplicate"])
         column = ids.arrow()
         for p, duplicate in parts:
-            id_a = column.take(pa.array(p.left, pa.int64())).to_pylist()
-            id_b = column.take(pa.array(p.right, pa.int64())).to_pylist()
+            id_a = column.take(numbers(p.left, np.int64)).to_pylist()
+            id_b = column.take(numbers(p.right, np.int64)).to_pylist()
             for a, b, name_a, name_b, m, d, s in zip(
                 p.left.tolist(),
                 p.right.tolist(),

@@ -136,13 +136,13 @@ def _csv(b: Batch) -> bytes:
     import io
 
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
     from ..frames import evidence_columns
 
-    evidence = evidence_columns(b["distance"], b["similarity"], b["code"], b["is_rep"])
-    evidence["method"] = pc.fill_null(evidence["method"], "")  # "" for a representative
+    evidence = evidence_columns(
+        b["distance"], b["similarity"], b["code"], b["is_rep"], no_method=""
+    )
     table = pa.table(
         {
             "id": pa.array(b["id"], pa.string()),
