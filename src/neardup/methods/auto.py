@@ -242,43 +242,46 @@ class _Grams:
     values: np.ndarray
     offsets: np.ndarray
     buckets: TokenBuckets | None = None
-    # ``heard``: each gram position's written and heard hash, and each text's positions
-    heard: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    heard: int = 0  # the gram length, when the rare grams are kept as heard (``heard_grams``)
 
     @classmethod
     def of(
         cls, texts: list[str], gram: int, *, heard: bool = False, bucket_tokens: int = 0
     ) -> _Grams:
-        """The chunk's grams as written (what the common-gram table counts); with ``heard``,
-        also each position's gram of the characters as heard (:func:`as_heard`), which
-        :meth:`rare` keeps instead; with ``bucket_tokens``, also the :class:`TokenBuckets` of
-        the texts with at most that many tokens."""
+        """The chunk's grams as written (what the common-gram table counts); ``heard``: its
+        rare grams are kept as heard (:meth:`rare`), if any of its characters has a reading;
+        with ``bucket_tokens``, also the :class:`TokenBuckets` of the texts with at most that
+        many tokens."""
         cps, cp_offsets = encode_texts(texts)
         hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, gram)
-        by_ear = None
-        if heard:
-            heard_cps = as_heard(cps)
-            heard_cps.flags.writeable = False  # as encode_texts' are: one compiled signature
-            by_ear = (hashes, _kernels.char_ngram_hashes(heard_cps, cp_offsets, gram)[0], hoff)
         tokens = _kernels.token_counts(cps, cp_offsets)
         buckets = None
         if bucket_tokens:
             buckets = TokenBuckets.of(texts, tokens <= bucket_tokens)
-        return cls(texts, tokens, *_kernels.unique_per_doc(hashes, hoff), buckets, by_ear)
+        values, offsets = _kernels.unique_per_doc(hashes, hoff)
+        by_ear = gram if heard and bool((as_heard(cps) != cps).any()) else 0
+        return cls(texts, tokens, values, offsets, buckets, by_ear)
 
     def rare(self, common: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each text's distinct rare grams ``(values, offsets)``: the grams not in ``common``
-        (sorted hashes); with ``heard``, the heard grams of the positions whose written gram is
-        rare — rarity stays that of the text as written (folding readings together makes
-        more grams common), and a homophone typed for a character keeps the gram's value."""
-        if self.heard is None:
+        (sorted hashes); with ``heard``, the grams of the characters as heard
+        (:func:`as_heard`) at the positions whose written gram is rare — rarity stays that of
+        the text as written (folding readings together makes more grams common), and a
+        homophone typed for a character keeps the gram's value. The grams of each position
+        are made again from the texts here, a chunk at a time, not held for every chunk of a
+        batch until its table is fitted (reuters_21578: 219 MB)."""
+        if not self.heard:
             if not len(common):
                 return self.values, self.offsets
             return _kernels.drop_members(self.values, self.offsets, common)
-        written, heard, offsets = self.heard
+        cps, cp_offsets = encode_texts(self.texts)
+        heard_cps = as_heard(cps)
+        heard_cps.flags.writeable = False  # as encode_texts' are: one compiled signature
+        by_ear, offsets = _kernels.char_ngram_hashes(heard_cps, cp_offsets, self.heard)
         if len(common):
-            heard, offsets = _kernels.kept_where_absent(written, heard, offsets, common)
-        return _kernels.unique_per_doc(heard, offsets)
+            written, _ = _kernels.char_ngram_hashes(cps, cp_offsets, self.heard)
+            by_ear, offsets = _kernels.kept_where_absent(written, by_ear, offsets, common)
+        return _kernels.unique_per_doc(by_ear, offsets)
 
 
 def gram_sets(texts: list[str], gram: int) -> tuple[np.ndarray, np.ndarray]:
