@@ -1009,7 +1009,9 @@ def test_common_counts_equal_set_intersections(sets, need):
     st.sets(st.integers(0, 60), max_size=30),
 )
 @settings(max_examples=60, deadline=None)
-def test_drop_members_equals_set_difference(sets, members):
+def test_kept_where_absent_equals_set_difference(sets, members):
+    """Each set without the members; and values carried beside their keys (a text's heard
+    grams beside its written ones) kept where the key is not a member."""
     from neardup import _kernels
 
     universe = np.random.default_rng(7).integers(0, 2**63, 61, dtype=np.int64).astype(np.uint64)
@@ -1018,10 +1020,16 @@ def test_drop_members_equals_set_difference(sets, members):
     np.cumsum([len(s) for s in sets], out=offsets[1:])
     flat = np.concatenate(values) if values else np.empty(0, np.uint64)
     table = np.sort(universe[sorted(members)])
-    got, got_off = _kernels.drop_members(flat, offsets, table)
+    common = set(table.tolist())
+    got, got_off = _kernels.kept_where_absent(flat, flat, offsets, table)
+    carried = flat ^ np.uint64(0x5555)
+    beside, beside_off = _kernels.kept_where_absent(flat, carried, offsets, table)
     for d, v in enumerate(values):
         assert got[got_off[d] : got_off[d + 1]].tolist() == [
-            x for x in v.tolist() if x not in set(table.tolist())
+            x for x in v.tolist() if x not in common
+        ]
+        assert beside[beside_off[d] : beside_off[d + 1]].tolist() == [
+            x ^ 0x5555 for x in v.tolist() if x not in common
         ]
 
 

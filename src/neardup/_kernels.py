@@ -528,8 +528,12 @@ def unique_per_doc(hashes, offsets):
 
 
 @numba.njit(cache=True, nogil=True)
-def _member_slots(members):
-    """An open-addressing table of the hash values ``members``: ``(slots, used, mask)``."""
+def kept_where_absent(keys, values, offsets, members):
+    """Per document of ``(values, offsets)``, the values whose ``keys`` (the same positions)
+    are not in ``members`` (hash values, looked up in an open-addressing table); returns
+    ``(values, offsets)``. With ``keys`` the values themselves: each set without the members
+    (a text's rare grams); with its written grams as keys: a text's heard grams where its
+    written gram is rare."""
     size = 1
     while size < 2 * members.shape[0] + 2:
         size *= 2
@@ -542,39 +546,21 @@ def _member_slots(members):
             k = (k + np.uint64(1)) & mask
         slots[k] = m
         used[k] = True
-    return slots, used, mask
-
-
-@numba.njit(cache=True, nogil=True)
-def _is_member(slots, used, mask, v):
-    k = v & mask
-    while used[k]:
-        if slots[k] == v:
-            return True
-        k = (k + np.uint64(1)) & mask
-    return False
-
-
-@numba.njit(cache=True, nogil=True)
-def drop_members(values, offsets, members):
-    """Each set of ``(values, offsets)`` without the values in ``members`` (hash values, looked
-    up in an open-addressing table); returns ``(values, offsets)``."""
-    return kept_where_absent(values, values, offsets, members)
-
-
-@numba.njit(cache=True, nogil=True)
-def kept_where_absent(keys, values, offsets, members):
-    """Per document of ``(values, offsets)``, the values whose ``keys`` (the same positions)
-    are not in ``members``: a text's heard grams where its written gram is rare. Returns
-    ``(values, offsets)``."""
-    slots, used, mask = _member_slots(members)
     out = np.empty(values.shape[0], np.uint64)
     out_off = np.empty(offsets.shape[0], np.int64)
     out_off[0] = 0
     w = 0
     for d in range(offsets.shape[0] - 1):
         for i in range(offsets[d], offsets[d + 1]):
-            if not _is_member(slots, used, mask, keys[i]):
+            v = keys[i]
+            k = v & mask
+            found = False
+            while used[k]:
+                if slots[k] == v:
+                    found = True
+                    break
+                k = (k + np.uint64(1)) & mask
+            if not found:
                 out[w] = values[i]
                 w += 1
         out_off[d + 1] = w

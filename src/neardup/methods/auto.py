@@ -273,7 +273,7 @@ class _Grams:
         if not self.heard:
             if not len(common):
                 return self.values, self.offsets
-            return _kernels.drop_members(self.values, self.offsets, common)
+            return _kernels.kept_where_absent(self.values, self.values, self.offsets, common)
         cps, cp_offsets = encode_texts(self.texts)
         heard_cps = as_heard(cps)
         heard_cps.flags.writeable = False  # as encode_texts' are: one compiled signature
