@@ -36,12 +36,26 @@ def test_record_is_what_a_run_compiles(method):
     )
 
 
-def test_warm_fills_a_cold_cache_on_two_workers_only(tmp_path):
+LEFT_CHILD = (
+    "import os\ntry:\n    os.waitpid(-1, os.WNOHANG)\n    print(True)\n"
+    "except ChildProcessError:\n    print(False)"
+)
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_warm_fills_a_cold_cache_on_two_workers_only(tmp_path, fork):
+    """Children forked (one thread: the command line) or started as new interpreters (another
+    thread runs) fill the cache, and every one has been waited for."""
     method = "simhash"
     one, two = tmp_path / "one", tmp_path / "two"
     _python(f"import neardup.warm as w; w.warm({method!r}, workers=1)", one)
     assert not any(json.loads(_python(CACHED.format(method=method), one)))
-    _python(f"import neardup.warm as w; w.warm({method!r}, workers=2)", two)
+    thread = "" if fork else "threading.Thread(target=time.sleep, args=(5,), daemon=True).start()"
+    code = (
+        f"import threading, time\n{thread}\nimport neardup.warm as w\n"
+        f"assert w._can_fork() is {fork}\nw.warm({method!r}, workers=2)\n{LEFT_CHILD}"
+    )
+    assert _python(code, two) == "False"
     assert all(json.loads(_python(CACHED.format(method=method), two)))
 
 
