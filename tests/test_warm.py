@@ -100,3 +100,20 @@ def test_kernels_of_one_group_share_a_process():
     groups = {k["name"]: k["group"] for k in warm._recorded()["auto"]}
     assert groups["unique_per_doc"] == groups["sort_per_doc"] == "sort"
     assert groups["pair_shapes"] == ""
+
+
+def test_a_stale_record_costs_time_not_the_run(tmp_path):
+    """A recorded signature that no longer fits its kernel (an argument added, the record not
+    rewritten) is skipped by the warming, and the run compiles what it calls."""
+    stale = [
+        {"module": "neardup._kernels", "name": name, "args": ["uint32[:]"], "seconds": 0.2}
+        for name in ("token_counts", "char_ngram_hashes")
+    ]
+    code = (
+        "import json, neardup.warm as w\n"
+        f"w._recorded = lambda: {{'auto': {stale!r}}}\n"
+        "w.warm('auto', workers=2)\n"
+        "from neardup import dedup_texts\n"
+        "print(dedup_texts(['今天天气很好', '今天天气很好！'], workers=2).clusters.n_duplicates)"
+    )
+    assert _python(code, tmp_path) == "1"

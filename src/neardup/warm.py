@@ -164,7 +164,13 @@ def _cached(kernel: dict[str, Any]) -> bool:
 
 
 def _compile(kernel: dict[str, Any]) -> None:
-    _dispatcher(kernel).compile(_signature(kernel))
+    """Compile one recorded signature into the cache; a record that no longer fits the kernel
+    (its arguments changed, the record was not rewritten) is skipped: the run compiles what it
+    calls, so a stale record costs time, never a failed run."""
+    try:
+        _dispatcher(kernel).compile(_signature(kernel))
+    except Exception:  # numba's typing errors have no common base worth naming here
+        return
 
 
 def _recorded() -> dict[str, list[dict[str, Any]]]:
