@@ -1,7 +1,7 @@
 """Arrow columns made from NumPy arrays and strings on their buffers.
 
 ``pyarrow.array`` first asks whether its argument is a pandas object, and that question imports
-pandas wherever it is installed (0.14 s and about 40 MB, on every ``neardup dedup`` that writes
+pandas wherever it is installed (0.14 s and about 30 MB, on every ``neardup dedup`` that writes
 ``clusters.csv``). These build the same arrays from their buffers, which asks nothing.
 """
 

@@ -6,12 +6,12 @@ kernels for ``auto``, 0.1-1.5 s each). The signatures each method's run compiles
 ``kernel_signatures.json`` (``python -m neardup.warm --record`` writes it; a test checks it
 against a real run). :func:`warm` compiles the ones not cached yet: child processes compile
 their share into the cache while this process compiles its own, and the run then loads the
-children's from the cache instead of compiling them. A child is forked where that is safe (Linux,
-no other thread: the command line), so it starts with numpy and numba imported (0.5 s less on
-a first ``auto`` run on two cores: 3.5-3.9 s of warming instead of 4.1-4.4 s); elsewhere it
-is a new interpreter. A warm cache costs a cache lookup per
-kernel; a kernel or signature missing from the record is simply compiled on its first call,
-as before, so a stale record costs time, never a wrong result.
+children's from the cache instead of compiling them. A child is forked where that is safe
+(Linux, no other thread: the command line), so it starts with numpy and numba imported (0.5 s
+less on a first ``auto`` run on two cores: 3.5-3.9 s of warming instead of 4.1-4.4 s);
+elsewhere it is a new interpreter. A warm cache costs a cache lookup per kernel; a kernel or
+signature missing from the record, or no longer fitting its kernel, is simply compiled on its
+first call, as before, so a stale record costs time, never a wrong result.
 
     python -m neardup.warm --record     # after changing a kernel's arguments
 """

@@ -11,8 +11,9 @@ Each document is split into paragraphs (its line breaks). Which paragraphs match
   *as heard* (``heard_grams``: the gram of the characters read as their first reading, at each
   position whose written gram is rare, so that homophone typos leave a paragraph's grams as
   they were), bottom-k sketch candidates and the copy rule of :mod:`neardup.copyrule`
-  (contained, and no substituted number, date or name). A paragraph with fewer than ``min_paragraph_grams`` rare grams carries
-  no evidence. A matched paragraph covers its characters, times the share of it the match holds.
+  (contained, and no substituted number, date or name). A paragraph with fewer than
+  ``min_paragraph_grams`` rare grams carries no evidence. A matched paragraph covers its
+  characters, times the share of it the match holds.
 - ``topic`` (the reference's DRPKP fingerprint, :mod:`neardup.drpkp`): paragraphs within
   ``max_distance`` of each other's weighted topic-word SimHash match; every kept paragraph weighs
   1; fingerprints held by more than ``max_paragraph_docs`` documents are boilerplate.
