@@ -249,8 +249,7 @@ class _Grams:
         cls, texts: list[str], gram: int, *, heard: bool = False, bucket_tokens: int = 0
     ) -> _Grams:
         """The chunk's grams as written (what the common-gram table counts); ``heard``: its
-        rare grams are kept as heard (:meth:`rare`), if any of its characters has a reading;
-        with ``bucket_tokens``, also the :class:`TokenBuckets` of the texts with at most that
+        rare grams are kept as heard (:meth:`rare`); with ``bucket_tokens``, also the :class:`TokenBuckets` of the texts with at most that
         many tokens."""
         cps, cp_offsets = encode_texts(texts)
         hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, gram)
@@ -259,8 +258,7 @@ class _Grams:
         if bucket_tokens:
             buckets = TokenBuckets.of(texts, tokens <= bucket_tokens)
         values, offsets = _kernels.unique_per_doc(hashes, hoff)
-        by_ear = gram if heard and bool((as_heard(cps) != cps).any()) else 0
-        return cls(texts, tokens, values, offsets, buckets, by_ear)
+        return cls(texts, tokens, values, offsets, buckets, gram if heard else 0)
 
     def rare(self, common: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each text's distinct rare grams ``(values, offsets)``: the grams not in ``common``
@@ -269,19 +267,36 @@ class _Grams:
         the text as written (folding readings together makes more grams common), and a
         homophone typed for a character keeps the gram's value. The grams of each position
         are made again from the texts here, a chunk at a time, not held for every chunk of a
-        batch until its table is fitted (reuters_21578: 219 MB)."""
-        if not self.heard:
-            if not len(common):
-                return self.values, self.offsets
-            return _kernels.kept_where_absent(self.values, self.values, self.offsets, common)
-        cps, cp_offsets = encode_texts(self.texts)
-        heard_cps = as_heard(cps)
-        heard_cps.flags.writeable = False  # as encode_texts' are: one compiled signature
+        batch until its table is fitted (reuters_21578: 219 MB); a chunk with no character that
+        has a reading is as written."""
+        if self.heard:
+            cps, cp_offsets = encode_texts(self.texts)
+            heard_cps = as_heard(cps)
+            if (heard_cps != cps).any():
+                heard_cps.flags.writeable = False  # as encode_texts' are: one compiled signature
+                return self._rare_heard(cps, heard_cps, cp_offsets, common)
+        if not len(common):
+            return self.values, self.offsets
+        return _kernels.kept_where_absent(self.values, self.values, self.offsets, common)
+
+    def _rare_heard(
+        self, cps: np.ndarray, heard_cps: np.ndarray, cp_offsets: np.ndarray, common: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`rare` of heard grams, from the chunk's code points written and heard."""
         by_ear, offsets = _kernels.char_ngram_hashes(heard_cps, cp_offsets, self.heard)
         if len(common):
             written, _ = _kernels.char_ngram_hashes(cps, cp_offsets, self.heard)
             by_ear, offsets = _kernels.kept_where_absent(written, by_ear, offsets, common)
         return _kernels.unique_per_doc(by_ear, offsets)
+
+
+def persisted_options(config: Any) -> dict[str, Any]:
+    """``config.to_dict()`` without ``heard_grams`` when it is off: grams as written are what
+    stores built before the option hold, and they reopen with it off."""
+    options = config.to_dict()
+    if not options["heard_grams"]:
+        del options["heard_grams"]
+    return options
 
 
 def gram_sets(texts: list[str], gram: int) -> tuple[np.ndarray, np.ndarray]:
@@ -354,10 +369,8 @@ class AutoMethod:
         from ..markup import MARKUP_VERSION
 
         table = self.tables if self.tables is not None else CommonGrams.empty()
-        config = self.config.to_dict()
+        config = persisted_options(self.config)
         del config["partial"]  # what a batch run reports beside its decisions, not a decision
-        if not config["heard_grams"]:  # grams as written: what stores built before it hold
-            del config["heard_grams"]
         return {
             **config,
             "rule_version": RULE_VERSION,

@@ -46,7 +46,14 @@ from ..index.ngram import candidates_from_keys
 from ..index.permuted import hamming_pairs
 from ..nearmiss import NearMisses
 from ..pairs import PairSet
-from .auto import VERIFY_CHUNK, AutoConfig, AutoMethod, CommonGrams, Prepared
+from .auto import (
+    VERIFY_CHUNK,
+    AutoConfig,
+    AutoMethod,
+    CommonGrams,
+    Prepared,
+    persisted_options,
+)
 
 EVIDENCE = ("copy", "topic")
 
@@ -179,9 +186,7 @@ class ParagraphMethod:
 
     def persisted(self) -> dict[str, Any]:
         """What defines stored data (checked when a store is reopened)."""
-        config = self.config.to_dict()
-        if not config["heard_grams"]:  # grams as written: what stores built before it hold
-            del config["heard_grams"]
+        config = persisted_options(self.config)
         if self.config.evidence == "topic":
             return config
         return {**self.inner.persisted(), **config}
