@@ -9,6 +9,11 @@ prints per worker count the best wall time and the best time of each stage `summ
 reports (`read`, `find_pairs.compare`, `.sketch`, `.candidates`, `.verify`, `write`; a stage a
 run does not time is left out), the speed-up of
 each against the first count, and whether `clusters.csv` and the kept records are identical.
+
+First it measures what the machine itself gives: the speed-up of N processes each doing the same
+fixed work (a loop in the interpreter, and a NumPy sort that streams memory) against one doing
+it alone. On a virtual machine whose cores are hardware threads of shared physical cores, or on
+a busy host, that ceiling is well under N, and no stage can beat it.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import argparse
 import hashlib
 import json
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +38,29 @@ STAGES = (
     "find_pairs",
     "write",
 )
+
+
+PROBES = {
+    "interpreter": "s = 0\nfor i in range(15_000_000):\n    s += i * i",
+    "memory": "import numpy as np\nnp.sort(np.random.default_rng(0).integers(0, 2**63, 20_000_000))",
+}
+
+
+def ceiling(workers: int, rounds: int = 3) -> dict[str, float]:
+    """Per probe: the speed-up of ``workers`` processes running it at once against one (best
+    of ``rounds``, alternating)."""
+    out = {}
+    for name, code in PROBES.items():
+        times: dict[int, float] = {}
+        for _ in range(rounds):
+            for n in (1, workers):
+                started = time.perf_counter()
+                procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
+                for p in procs:
+                    p.wait()
+                times[n] = min(times.get(n, float("inf")), time.perf_counter() - started)
+        out[name] = workers * times[1] / times[workers]
+    return out
 
 
 def run(dataset: str, method: str, workers: int, tmp: Path) -> tuple[float, dict, str]:
@@ -56,6 +85,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--method", default="auto")
     args = ap.parse_args()
+    for workers in args.workers[1:]:
+        found = ceiling(workers)
+        cells = ", ".join(f"{name} {ratio:.2f}x" for name, ratio in found.items())
+        print(f"this machine, {workers} processes at once against one: {cells}")
     for dataset in args.datasets:
         best: dict[int, dict[str, float]] = {}
         digests: set[str] = set()

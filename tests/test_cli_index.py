@@ -142,3 +142,22 @@ def test_read_only_commands_work_on_read_only_media(tmp_path, capsys):
         assert "read-only" in capsys.readouterr().err.lower()
     finally:
         subprocess.run(["umount", str(mount)])
+
+
+def test_a_store_keeps_its_method_when_none_is_given(tmp_path, capsys):
+    """Without --method, a command on an existing store uses the method it was built with (a
+    new store: the default); a method given that differs is refused."""
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS[:4])
+    db = f"sqlite:///{tmp_path}/ngram.db"
+    add = ["index", "add", str(path), "--db", db, "--id-field", "id", "--quiet"]
+    assert main([*add, "--method", "ngram"]) == 0
+    assert main(["index", "stats", "--db", db]) == 0
+    assert json.loads(capsys.readouterr().out)["params"]["method"] == "ngram"
+    assert main(["index", "add", str(path), "--db", db, "--id-field", "id", "--quiet"]) == 0
+    assert main([*add, "--method", "simhash"]) == 2
+    assert "stored 'ngram', now 'simhash'" in capsys.readouterr().err
+    fresh = f"sqlite:///{tmp_path}/fresh.db"
+    assert main(["index", "add", str(path), "--db", fresh, "--id-field", "id", "--quiet"]) == 0
+    assert main(["index", "stats", "--db", fresh]) == 0
+    assert json.loads(capsys.readouterr().out)["params"]["method"] == "auto"

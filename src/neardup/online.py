@@ -12,7 +12,8 @@ method's options (the fields of its config class, as for ``neardup dedup``). A n
 compared only with stored documents that were **kept** (not duplicates), and its matches come
 best first (highest similarity, ties to the earliest stored): the first match is the
 representative ``neardup dedup --keep first`` gives. Duplicates are stored when
-``store_duplicates`` (the default) but never matched against.
+``store_duplicates`` (the default) but never matched against; when their kept document is
+deleted or replaced they are decided again (:meth:`Detector._decide_again`).
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from dataclasses import replace as with_fields
 from typing import Any
 
 from .config import FINGERPRINT_VERSION
 from .errors import ConfigError, DocumentConflictError, InputError, NeardupError
 from .groupcommit import GroupCommit, Request
 from .methods import DEFAULT_METHOD, create, online_methods
-from .methods.incremental import Doc, Match
+from .methods.incremental import Doc, Match, restore_many
 from .simhash import feature_hash
 from .store.base import StoredDocument
 
@@ -59,6 +61,12 @@ class AddResult:
     matches: list[Match]  # the best ``max_matches``, best first
     inserted: bool
     status: str  # inserted | unchanged | duplicate_not_stored | replaced
+
+    @property
+    def found_duplicate(self) -> bool:
+        """A write that found this document a duplicate (stored or not; a re-sent unchanged
+        document was counted when it was first written)."""
+        return self.duplicate and self.status != "unchanged"
 
 
 @dataclass(frozen=True)
@@ -119,7 +127,8 @@ class Detector:
         self._indexed: set[str] = set()  # the kept ids, in the index
         self._seq = 0  # the store position this process has seen (shared stores)
         self._stale = False
-        self._duplicates = 0
+        self._duplicates = 0  # duplicates found by writes since start, stored
+        self._not_stored = 0  # and not stored (``store_duplicates`` off)
         self._changed: set[str] | None = None  # ids the group being written changed so far
         self._group_docs: dict[str, _Prepared] = {}  # id -> the group document indexed for it
         self._within = False  # the group's own matches were verified at once, and still hold
@@ -147,7 +156,7 @@ class Detector:
             self._hashes[doc_id] = int(th)
         for start in range(0, len(kept), RESTORE_CHUNK):  # in store order, a batch per call
             ids, fps, payloads = zip(*kept[start : start + RESTORE_CHUNK], strict=True)
-            self.index.restore_many(ids, fps, payloads)
+            restore_many(self.index, ids, fps, payloads)
         self._seq = snap.last_seq
 
     def _reload(self) -> None:
@@ -182,7 +191,7 @@ class Detector:
     def _remember(self, doc: StoredDocument) -> None:
         self._within = False  # the index now holds a version the group did not verify
         if doc.duplicate_of is None:
-            self.index.restore(doc.id, doc.fingerprint, doc.payload)
+            restore_many(self.index, [doc.id], [doc.fingerprint], [doc.payload])
             self._indexed.add(doc.id)
         self._hashes[doc.id] = doc.text_hash
 
@@ -369,7 +378,9 @@ class Detector:
                 self._group_docs = {}
             for request in group:
                 if request.result is not None:
-                    self._duplicates += sum(r.inserted and r.duplicate for r in request.result)
+                    for r in request.result:
+                        self._duplicates += r.found_duplicate and r.inserted
+                        self._not_stored += r.found_duplicate and not r.inserted
 
     def _decide(
         self, prepared: list[_Prepared], *, replace: bool, touched: set[str]
@@ -380,6 +391,7 @@ class Detector:
         for p in prepared:
             old = self._hashes.get(p.doc_id)
             status = "inserted"
+            was_kept = False
             if old is not None:
                 if old == p.text_hash:
                     matches = self._matches(p, exclude=p.doc_id)
@@ -393,6 +405,7 @@ class Detector:
                 status = "replaced"
                 touched.add(p.doc_id)
                 self._note_change(p.doc_id)
+                was_kept = p.doc_id in self._indexed
                 self._forget(p.doc_id)
             matches = self._matches(p, exclude=p.doc_id)
             duplicate = bool(matches)
@@ -419,23 +432,55 @@ class Detector:
                 self._group_docs[p.doc_id] = p
             self._hashes[p.doc_id] = p.text_hash
             results.append(AddResult(duplicate, matches, True, status))
+            if was_kept:  # its old text's duplicates: decided again, after its new text
+                rows += self._decide_again(p.doc_id, touched)
         return results, rows
+
+    def _decide_again(self, representative: str, touched: set[str]) -> list[StoredDocument]:
+        """The stored duplicates of a kept document that is deleted or replaced, decided again,
+        oldest first, against the documents kept now: each becomes a duplicate of its best
+        match, or kept (and matched against from then on, by the next ones too). Left as they
+        were, they would name a representative that is gone and never be matched: their text
+        would be new to every later check."""
+        stranded = self.store.duplicates_of(representative)
+        if not stranded:
+            return []
+        self._within = False  # the index changes in a way a write group did not verify
+        docs = self.index.stored_docs(
+            [d.fingerprint for d in stranded], [d.payload for d in stranded]
+        )
+        rows = []
+        for stored, doc in zip(stranded, docs, strict=True):
+            matches = self.index.matches(doc, exclude=stored.id)
+            rows.append(with_fields(stored, duplicate_of=matches[0].id if matches else None))
+            if not matches:
+                self.index.add(stored.id, doc)
+                self._indexed.add(stored.id)
+            touched.add(stored.id)
+            self._note_change(stored.id)
+        return rows
 
     def _note_change(self, doc_id: str) -> None:
         if self._changed is not None:
             self._changed.add(doc_id)
 
     def remove(self, doc_id: str) -> bool:
+        """Delete a stored document; a kept one's duplicates are decided again
+        (:meth:`_decide_again`) in the same transaction."""
         with self._lock:
+            touched = {doc_id}
             try:
                 with self.store.writing():
                     self._catch_up()
+                    kept = doc_id in self._indexed
                     removed = self.store.delete(doc_id)
+                    self._forget(doc_id)
+                    if removed and kept:
+                        self.store.put_many(self._decide_again(doc_id, touched))
                     self._committed()
             except BaseException:
-                self._repair({doc_id})
+                self._repair(touched)
                 raise
-            self._forget(doc_id)
             return removed
 
     def warm_up(self) -> None:
@@ -472,6 +517,7 @@ class Detector:
             "store": self.store.url,
             "fingerprint_version": FINGERPRINT_VERSION,
             "duplicates_inserted_since_start": self._duplicates,
+            "duplicates_not_stored_since_start": self._not_stored,
         }
 
 

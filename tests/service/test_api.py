@@ -125,3 +125,30 @@ def test_invalid_json_oversized_auth_unknown(client, tmp_path):
         "/v1/documents/{doc_id}",
         "/healthz",
     } <= set(schema["paths"])
+
+
+def test_an_id_is_addressed_whole_also_with_line_breaks(client):
+    """``victim%0A`` is the document "victim\\n", never "victim" (a path pattern's ``$`` also
+    matches before a final line break); an id with a line break inside can be read and deleted."""
+    other = TEXT.replace("国务院", "市政府")[::-1]
+    for doc_id, text in (("victim", TEXT), ("victim\n", other), ("a\nb", other + "。")):
+        assert client.post("/v1/documents", json={"id": doc_id, "text": text}).status_code == 200
+    assert client.get("/v1/documents/victim%0A").json()["id"] == "victim\n"
+    assert client.get("/v1/documents/a%0Ab").json()["id"] == "a\nb"
+    assert client.delete("/v1/documents/victim%0A").json() == {"id": "victim\n", "deleted": True}
+    assert client.get("/v1/documents/victim").json()["id"] == "victim"
+    assert client.delete("/v1/documents/a%0Ab").status_code == 200
+    assert client.get("/v1/documents/a%0Ab").status_code == 404
+
+
+def test_duplicates_not_stored_are_counted(tmp_path):
+    det = Detector(store=open_store(f"sqlite:///{tmp_path}/n.db"), store_duplicates=False)
+    client = TestClient(create_app(det))
+    for doc_id in ("a", "b", "c"):
+        client.post("/v1/documents", json={"id": doc_id, "text": TEXT})
+    client.post("/v1/documents/batch", json={"documents": [{"id": "d", "text": TEXT}]})
+    client.post("/v1/documents", json={"id": "a", "text": TEXT})  # unchanged: counted before
+    stats = client.get("/v1/stats").json()
+    assert stats["duplicates_not_stored_since_start"] == 3
+    assert stats["duplicates_inserted_since_start"] == 0
+    assert "neardup_duplicates_total 3.0" in client.get("/metrics").text

@@ -85,6 +85,19 @@ def test_second_sqlite_writer_is_refused_readers_are_not(tmp_path):
     second.close()
 
 
+def test_a_symbolic_link_to_the_file_is_the_same_store_for_the_lock(tmp_path):
+    """A link names the file it points to: a second writer through it is refused too."""
+    first = open_store(f"sqlite:///{tmp_path}/real.db")
+    (tmp_path / "link.db").symlink_to(tmp_path / "real.db")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "up.db").symlink_to("../real.db")
+    for other in ("link.db", "dir/up.db"):
+        with pytest.raises(StoreBusyError, match=r"open for writing by pid \d+"):
+            open_store(f"sqlite:///{tmp_path}/{other}")
+    first.close()
+    open_store(f"sqlite:///{tmp_path}/link.db").close()
+
+
 def test_second_writing_process_is_refused_and_the_lock_dies_with_kill_9(tmp_path):
     url = f"sqlite:///{tmp_path}/p.db"
     holder = subprocess.Popen(

@@ -21,8 +21,10 @@ def add_detector_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--method",
         choices=online_methods(),
-        default=DEFAULT_METHOD,
-        help=f"decision method (default {DEFAULT_METHOD}); an existing store keeps its own",
+        default=None,
+        help=f"decision method (default: the method an existing store was built with, else "
+        f"{DEFAULT_METHOD}); its options are not read from the store: give again any that "
+        "were not the defaults (a difference is refused, naming the stored value)",
     )
     p.add_argument("--max-distance", type=int, help="simhash/paragraph: largest Hamming distance")
     p.add_argument("--threshold", type=float, help="ngram/paragraph: similarity needed")
@@ -74,6 +76,12 @@ def open_store_for(args: argparse.Namespace, *, read_only: bool = False):
     return store
 
 
+def stored_method(store: Any) -> str | None:
+    """The method a store was built with (None for a new store)."""
+    method = store.meta()["params"].get("method")
+    return method if isinstance(method, str) else None
+
+
 def open_detector(args: argparse.Namespace, *, read_only: bool = False):
     """The detector of the command's options; ``read_only`` for commands that only look."""
     from ..online import Detector
@@ -83,9 +91,12 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
         from ..methods.auto import CommonGrams
 
         tables = CommonGrams.load(args.tables)
+    store = open_store_for(args, read_only=read_only)
+    if args.method is None:
+        args.method = stored_method(store) or DEFAULT_METHOD
     options = detector_options(args)
     detector = Detector(
-        store=open_store_for(args, read_only=read_only),
+        store=store,
         method=args.method,
         options=options,
         tables=tables,

@@ -8,8 +8,9 @@ same documents as duplicates, of the same representatives, as ``neardup dedup --
 
 Interface: ``prepare_many(texts) -> [Doc]`` (per text: the fingerprint for the store, the payload
 persisted beside it, and the state the method compares; one call for many texts, so a service
-prepares a whole group of requests at once), ``add(doc_id, doc)``, ``restore(doc_id, fingerprint,
-payload)`` and ``restore_many`` (rebuild from the store), ``remove(doc_id)``,
+prepares a whole group of requests at once), ``stored_docs(fingerprints, payloads) -> [Doc]``
+(the same from what the store holds: to rebuild the index with :func:`restore_many`, and to
+decide a stored document again), ``add(doc_id, doc)``, ``remove(doc_id)``,
 ``matches(doc, exclude) -> [Match]`` (verified, best first).
 
 Optional, for many documents at once (``auto``; the detector falls back to ``matches`` per
@@ -55,21 +56,21 @@ class Doc:
 
 class IncrementalIndex(Protocol):
     def prepare_many(self, texts: Sequence[str]) -> list[Doc]: ...
+    def stored_docs(self, fingerprints: Sequence[int], payloads: Sequence[Any]) -> list[Doc]: ...
     def add(self, doc_id: str, doc: Doc) -> None: ...
-    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None: ...
-    def restore_many(
-        self, doc_ids: Sequence[str], fingerprints: Sequence[int], payloads: Sequence[Any]
-    ) -> None: ...
     def remove(self, doc_id: str) -> None: ...
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]: ...
 
 
-def restore_each(
-    index: Any, doc_ids: Sequence[str], fingerprints: Sequence[int], payloads: Sequence[Any]
+def restore_many(
+    index: IncrementalIndex,
+    doc_ids: Sequence[str],
+    fingerprints: Sequence[int],
+    payloads: Sequence[Any],
 ) -> None:
-    """``restore`` per document (indexes with nothing to gain from a batch)."""
-    for doc_id, fp, payload in zip(doc_ids, fingerprints, payloads, strict=True):
-        index.restore(doc_id, fp, payload)
+    """Stored documents back into ``index`` (kept documents, in store order)."""
+    for doc_id, doc in zip(doc_ids, index.stored_docs(fingerprints, payloads), strict=True):
+        index.add(doc_id, doc)
 
 
 @dataclass
@@ -114,14 +115,12 @@ class SimhashIndex:
         fps = self.method.fingerprinter.fingerprint_many(norm, normalized=True).tolist()
         return [Doc(fp, None, fp) for fp in fps]
 
+    def stored_docs(self, fingerprints: Sequence[int], payloads: Sequence[Any]) -> list[Doc]:
+        return [Doc(int(fp), None, int(fp)) for fp in fingerprints]
+
     def add(self, doc_id: str, doc: Doc) -> None:
-        self.restore(doc_id, doc.fingerprint, doc.payload)
-
-    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
-        self.index.add(doc_id, fingerprint)
+        self.index.add(doc_id, doc.fingerprint)
         self.order.add(doc_id)
-
-    restore_many = restore_each
 
     def remove(self, doc_id: str) -> None:
         self.index.remove(doc_id)
@@ -157,10 +156,11 @@ class _TextIndex:
     def _fingerprints(self, texts: Sequence[str]) -> list[int]:
         return self._fingerprinter.fingerprint_many(list(texts)).tolist()
 
-    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
-        self.add(doc_id, Doc(fingerprint, payload, (payload or {}).get("text", "")))
-
-    restore_many = restore_each
+    def stored_docs(self, fingerprints: Sequence[int], payloads: Sequence[Any]) -> list[Doc]:
+        return [
+            Doc(fp, payload, (payload or {}).get("text", ""))
+            for fp, payload in zip(fingerprints, payloads, strict=True)
+        ]
 
     def remove(self, doc_id: str) -> None:
         compared = self.texts.pop(doc_id, None)
@@ -235,19 +235,15 @@ class AutoOnline(_TextIndex):
             for fp, c, p in zip(self._fingerprints(texts), compared, prepared, strict=True)
         ]
 
-    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
-        self.restore_many([doc_id], [fingerprint], [payload])
-
-    def restore_many(
-        self, doc_ids: Sequence[str], fingerprints: Sequence[int], payloads: Sequence[Any]
-    ) -> None:
-        """Stored documents back into the index, their compared texts prepared in one call."""
+    def stored_docs(self, fingerprints: Sequence[int], payloads: Sequence[Any]) -> list[Doc]:
+        """Stored documents as the index compares them, their compared texts prepared in one
+        call."""
         compared = [(payload or {}).get("text", "") for payload in payloads]
-        prepared = split_prepared(self.method.prepare(compared))
-        for doc_id, fp, payload, state in zip(
-            doc_ids, fingerprints, payloads, prepared, strict=True
-        ):
-            self.add(doc_id, Doc(fp, payload, state))
+        prepared = split_prepared(self.method.prepare(compared)) if compared else []
+        return [
+            Doc(fp, payload, state)
+            for fp, payload, state in zip(fingerprints, payloads, prepared, strict=True)
+        ]
 
     def add(self, doc_id: str, doc: Doc) -> None:
         self._keep_text(doc_id, doc.state.compared[0])
@@ -389,16 +385,16 @@ class ParagraphOnline:
         paras = self.method.paragraphs([text])
         return Doc(fingerprint, {"paragraphs": paras.prepared.compared}, paras)
 
-    def restore(self, doc_id: str, fingerprint: int, payload: dict[str, Any] | None) -> None:
+    def stored_docs(self, fingerprints: Sequence[int], payloads: Sequence[Any]) -> list[Doc]:
+        return [self._stored(fp, p) for fp, p in zip(fingerprints, payloads, strict=True)]
+
+    def _stored(self, fingerprint: int, payload: dict[str, Any] | None) -> Doc:
         stored = (payload or {}).get("paragraphs", [])
         if self.topic:
-            self.add(doc_id, Doc(fingerprint, payload, [int(h, 16) for h in stored]))
-            return
+            return Doc(fingerprint, payload, [int(h, 16) for h in stored])
         prepared = self.method.inner.prepare(stored)
         paras = self.method.prepared_paragraphs(prepared, np.array([len(stored)], np.int64))
-        self.add(doc_id, Doc(fingerprint, payload, paras))
-
-    restore_many = restore_each
+        return Doc(fingerprint, payload, paras)
 
     def add(self, doc_id: str, doc: Doc) -> None:
         self.docs[doc_id] = doc.state

@@ -20,6 +20,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
@@ -48,6 +49,24 @@ from .schemas import (
 )
 
 log = logging.getLogger("neardup.service")
+
+
+class _WholeId(Convertor[str]):
+    """A document id in a path, every character of it: Starlette's ``path`` stops at a line
+    break, and its pattern's ``$`` also matches before a final one, so ``victim%0A`` would
+    address the document ``victim``."""
+
+    regex = "(?s:.*)"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("doc_id", _WholeId())
+
 DEFAULT_MAX_BODY = 1 << 20
 RETRY_AFTER_SECONDS = 1
 
@@ -205,7 +224,7 @@ def _add_write_routes(app: FastAPI, detector: Detector, metrics: Metrics) -> Non
         """Check a document and insert it (idempotent by id); answered after the commit."""
         future = detector.add_many_future([(doc.id, doc.text)], replace=replace)
         [result] = await asyncio.wrap_future(future)
-        metrics.duplicates.inc(int(result.inserted and result.duplicate))
+        metrics.duplicates.inc(int(result.found_duplicate))
         return _json(_result(doc.id, result))
 
     @app.post("/v1/documents/batch", response_model=BatchOut)
@@ -213,7 +232,7 @@ def _add_write_routes(app: FastAPI, detector: Detector, metrics: Metrics) -> Non
         """Check and insert many documents in one transaction, in order (each id once)."""
         items = [(d.id, d.text) for d in batch.documents]
         results = await asyncio.wrap_future(detector.add_many_future(items, replace=replace))
-        metrics.duplicates.inc(sum(r.inserted and r.duplicate for r in results))
+        metrics.duplicates.inc(sum(r.found_duplicate for r in results))
         pairs = zip(batch.documents, results, strict=True)
         return _json({"results": [_result(d.id, r) for d, r in pairs]})
 
@@ -228,8 +247,8 @@ def _add_read_routes(app: FastAPI, detector: Detector) -> None:
         matches = [m.__dict__ for m in r.matches if m.id != doc.id]
         return {"duplicate": bool(matches), "matches": matches}
 
-    # ``:path``: an id may contain "/" (percent-encode it as %2F or send it as is)
-    @app.get("/v1/documents/{doc_id:path}", response_model=StoredOut)
+    # an id may contain "/" (percent-encode it as %2F or send it as is) and any other character
+    @app.get("/v1/documents/{doc_id:doc_id}", response_model=StoredOut)
     async def get_document(doc_id: str) -> StoredOut:
         stored = await _in_thread(detector.get, doc_id)
         if stored is None:
@@ -242,7 +261,7 @@ def _add_read_routes(app: FastAPI, detector: Detector) -> None:
             added_at=stored.added_at,
         )
 
-    @app.delete("/v1/documents/{doc_id:path}")
+    @app.delete("/v1/documents/{doc_id:doc_id}")
     async def delete_document(doc_id: str) -> dict[str, Any]:
         if not await _in_thread(detector.remove, doc_id):
             raise RequestError(404, f"no document with id {doc_id!r}")

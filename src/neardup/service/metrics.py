@@ -2,7 +2,7 @@
 
 ``neardup_requests_total{method,route,status}``, ``neardup_request_duration_seconds{route}``
 (histogram), ``neardup_documents`` (stored, read at scrape time), ``neardup_duplicates_total``
-(duplicates found by inserts) and ``neardup_storage_errors_total{kind}`` (busy, full, error).
+(duplicates found by inserts, stored or not) and ``neardup_storage_errors_total{kind}`` (busy, full, error).
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ class Metrics:
         stored = Gauge("neardup_documents", "Documents in the store", registry=self.registry)
         stored.set_function(documents)
         self.duplicates = Counter(
-            "neardup_duplicates", "Duplicates found by inserts", registry=self.registry
+            "neardup_duplicates",
+            "Duplicates found by inserts, stored or not",
+            registry=self.registry,
         )
         self.storage_errors = Counter(
             "neardup_storage_errors",

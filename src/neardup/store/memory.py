@@ -83,6 +83,10 @@ class MemoryStore:
     def get(self, doc_id: str) -> StoredDocument | None:
         return self._docs.get(doc_id)
 
+    def duplicates_of(self, doc_id: str) -> list[StoredDocument]:
+        with self._lock:
+            return [d for d in self._docs.values() if d.duplicate_of == doc_id]
+
     def delete(self, doc_id: str) -> bool:
         with self._lock:
             self._changing(doc_id)

@@ -64,6 +64,9 @@ class SqlStore:
                 "value TEXT NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS neardup_deletions (seq BIGINT NOT NULL, "
                 "id TEXT NOT NULL)",
+                # a kept document's duplicates, found when it is deleted or replaced
+                "CREATE INDEX IF NOT EXISTS neardup_documents_duplicate_of "
+                "ON neardup_documents (duplicate_of)",
             ):
                 self._execute(stmt)
 
@@ -183,6 +186,15 @@ class SqlStore:
                 f"SELECT {_COLUMNS} FROM neardup_documents WHERE id = ?", (doc_id,)
             ).fetchone()
         return None if row is None else StoredDocument.from_row(row)
+
+    def duplicates_of(self, doc_id: str) -> list[StoredDocument]:
+        """The stored duplicates whose representative is ``doc_id``, in store order."""
+        with self._transaction():
+            rows = self._execute(
+                f"SELECT {_COLUMNS} FROM neardup_documents WHERE duplicate_of = ? ORDER BY seq",
+                (doc_id,),
+            ).fetchall()
+        return [StoredDocument.from_row(r) for r in rows]
 
     def delete(self, doc_id: str) -> bool:
         with self.writing():

@@ -1,7 +1,8 @@
 """SQLite store (the default): one file, WAL journal, durable commits, one writing process.
 
-A process that opens the store for writing holds an exclusive lock on ``<file>.lock`` until it
-closes the store or exits (also by ``kill -9``: the kernel drops the lock). A second writing
+A process that opens the store for writing holds an exclusive lock on ``<file>.lock`` (of the
+file's real path: a symbolic link to the store names the same lock) until it closes the store or
+exits (also by ``kill -9``: the kernel drops the lock). A second writing
 process is refused with a message naming the holder; readers (``index stats``, ``index query``)
 open the file read-only, never create it and take no lock. Several writers need PostgreSQL.
 """
@@ -97,8 +98,9 @@ def _open_read_only(url: str, path: str) -> sqlite3.Connection:
 
 
 def _lock_writer(url: str, path: str) -> int:
-    """An exclusive, non-blocking lock on ``<path>.lock``; the holder's pid and command inside."""
-    lock_path = f"{path}.lock"
+    """An exclusive, non-blocking lock on ``<real path>.lock`` (symbolic links resolved, so that
+    a link to the file cannot open a second writer); the holder's pid and command inside."""
+    lock_path = f"{os.path.realpath(path)}.lock"
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
