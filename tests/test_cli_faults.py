@@ -113,7 +113,7 @@ def test_rerun_replaces_every_file_of_the_old_run(tmp_path, two_inputs):
 
 
 @pytest.mark.parametrize("fail_at", ["clusters.csv", "summary.json"])
-def test_a_failed_publish_leaves_no_summary(tmp_path, two_inputs, monkeypatch, fail_at):
+def test_a_failed_publish_leaves_no_summary(tmp_path, two_inputs, monkeypatch, capsys, fail_at):
     plain, packed = two_inputs
     out = tmp_path / "out"
     assert dedup(plain, out, "--pairs", "--method", "simhash") == 0
@@ -125,8 +125,8 @@ def test_a_failed_publish_leaves_no_summary(tmp_path, two_inputs, monkeypatch, f
         move(source, target)
 
     monkeypatch.setattr(outputs, "_move", crash)
-    with pytest.raises(OSError, match="simulated crash"):
-        dedup(packed, out, "--method", "ngram")
+    assert dedup(packed, out, "--method", "ngram") == 2  # an error naming the output, no trace
+    assert "simulated crash" in capsys.readouterr().err
     assert not (out / "summary.json").exists()  # not complete: no reader takes it for a run
     assert not list(out.glob(".neardup-run-*"))
     monkeypatch.undo()
@@ -134,18 +134,18 @@ def test_a_failed_publish_leaves_no_summary(tmp_path, two_inputs, monkeypatch, f
     assert_one_complete_run(out)
 
 
-def test_a_failure_before_publishing_keeps_the_old_run(tmp_path, two_inputs, monkeypatch):
+def test_a_failure_before_publishing_keeps_the_old_run(tmp_path, two_inputs, monkeypatch, capsys):
     plain, packed = two_inputs
     out = tmp_path / "out"
     assert dedup(plain, out, "--pairs", "--method", "simhash") == 0
     first = assert_one_complete_run(out)
 
     def broken(*args, **kwargs):
-        raise OSError("disk full")
+        raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(pipeline_run, "write_clusters", broken)
-    with pytest.raises(OSError, match="disk full"):
-        dedup(packed, out, "--method", "ngram")
+    assert dedup(packed, out, "--method", "ngram") == 2
+    assert f"cannot write {out} (No space left on device)" in capsys.readouterr().err
     assert assert_one_complete_run(out)["run_id"] == first["run_id"]
 
 
@@ -315,3 +315,113 @@ def test_index_add_on_a_fake_compressed_file(tmp_path, capsys, name):
     assert index_add(src, f"sqlite:///{tmp_path}/ix.db") == 2
     err = capsys.readouterr().err
     assert f"{name}: not a readable {src.suffix} file" in err and "Traceback" not in err
+
+
+# -- C: options of the wrong kind, outputs that would replace inputs, writes that fail ----------
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ("containment=abc", 'option containment="abc" must be a number'),
+        ("containment=null", "option containment=null must be a number"),
+        ("containment=true", "option containment=true must be a number"),
+        ("strip_markup=maybe", 'option strip_markup="maybe" must be true or false'),
+        ("min_rare_grams=-1", "option min_rare_grams=-1 must not be negative"),
+        ("gram=3.5", "option gram=3.5 must be a whole number"),
+        ("normalize=x", 'option normalize="x" must be an object of normalisation fields'),
+        ('normalize={"nope":1}', "option normalize has no field nope"),
+    ],
+)
+def test_an_option_of_the_wrong_kind_is_a_clear_error(tmp_path, capsys, option, message):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(4)))
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--option", option]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert main(["compare", "--option", option, "a", "b"]) == 2
+
+
+def test_a_normalisation_object_is_an_option(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(4)))
+    out = tmp_path / "o"
+    assert (
+        main(["dedup", str(path), "-o", str(out), "--option", 'normalize={"casefold":false}']) == 0
+    )
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["parameters"]["normalize"]["casefold"] is False
+
+
+def test_an_input_inside_the_output_directory_is_refused(tmp_path, capsys):
+    """``-o`` the input's own folder would replace kept.jsonl by the run's kept records."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    source = folder / "kept.jsonl"
+    source.write_bytes(b"".join(jsonl(8)))
+    before = source.read_bytes()
+    assert main(["dedup", str(source), "-o", str(folder)]) == 2
+    assert "is inside the output directory" in capsys.readouterr().err
+    assert source.read_bytes() == before and not (folder / "summary.json").exists()
+    assert main(["dedup", str(folder), "-o", str(folder / "out")]) == 0  # outputs beside it
+    assert main(["dedup", str(folder), "-o", str(folder / "out")]) == 2  # ... read back: refused
+
+
+def test_a_quote_never_closed_is_a_lost_tail_not_a_silent_merge(tmp_path, capsys):
+    path = tmp_path / "u.csv"
+    path.write_text(
+        'id,text\n1,first document about weather\n2,"a quote never closed\n3,third one\n4,four\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "o"
+    assert main(["dedup", str(path), "-o", str(out), "--id-field", "id"]) == 2
+    assert "record 2: a quoted field is never closed" in capsys.readouterr().err
+    args = ["dedup", str(path), "-o", str(out), "--id-field", "id", "--on-error", "skip"]
+    assert main([*args, "--quiet"]) == 0
+    assert "every line after it are lost" in capsys.readouterr().err  # even with --quiet
+    counts = json.loads((out / "summary.json").read_text())["counts"]
+    assert counts["skipped_by_reason"] == {"unclosed_quote": 1} and counts["documents"] == 1
+
+
+def _file_size_limit(limit):
+    """A child that may write files of at most ``limit`` bytes (writes past it fail with EFBIG,
+    as on a full disk, instead of killing it)."""
+    import resource
+
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def test_a_failed_write_is_an_error_naming_the_output_and_publishes_nothing(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(3000)))
+    out = tmp_path / "o"
+    done = subprocess.run(
+        [sys.executable, "-m", "neardup", "dedup", str(path), "-o", str(out), "--quiet"],
+        preexec_fn=_file_size_limit(20_000),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2, done.stderr
+    assert f"cannot write {out}" in done.stderr and "File too large" in done.stderr
+    assert "Traceback" not in done.stderr and list(out.iterdir()) == []
+
+
+def test_standard_output_closed_early_is_not_a_success(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(3000)))
+    out = tmp_path / "o"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "dedup", str(path), "-o", str(out), "--kept", "-"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader stops after one record (`| head -1`)
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 2, err
+    assert "standard output was closed" in err and "Traceback" not in err
+    assert not (out / "summary.json").exists()

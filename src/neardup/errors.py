@@ -41,6 +41,11 @@ class InputError(NeardupError, ValueError):
         self.reason = message
 
 
+class OutputError(NeardupError):
+    """An output could not be written (disk full, permissions, standard output closed); the
+    message names it and the reason. Nothing of the run is published."""
+
+
 class IncompatibleIndexError(NeardupError):
     """A persisted index or store was written with a different algorithm version or parameters."""
 

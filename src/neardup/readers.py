@@ -8,8 +8,9 @@ silently. Texts that are empty or only white space are always reported as ``Skip
 ``empty_text``.
 
 A compressed file that breaks off (``truncated``) or turns corrupt (``corrupt_stream``) after some
-records has one more bad record: the records before the break are read, the lost tail is one
-``Skipped`` entry (or an ``InputError``). An id that is not valid UTF-8 is a bad record
+records, or a CSV field whose quote is never closed (``unclosed_quote``: it swallows the rest of
+the file), has one more bad record: the records before the break are read, the lost tail is one
+``Skipped`` entry (or an ``InputError``), also reported on stderr. An id that is not valid UTF-8 is a bad record
 (``invalid_utf8``); a compressed file that yields nothing or a CSV header that is not valid UTF-8
 is always an ``InputError`` naming the file.
 """
@@ -47,8 +48,13 @@ _SUFFIX_FORMAT = {
 }
 _COMPRESSIONS = (".gz", ".zst")
 SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or lone surrogates
-LOST_TAIL = ("truncated", "corrupt_stream")  # reasons of a Skipped entry standing for a lost tail
+# reasons of a Skipped entry standing for a lost tail
+LOST_TAIL = ("truncated", "corrupt_stream", "unclosed_quote")
 csv.field_size_limit(1 << 30)
+UNCLOSED_QUOTE = (
+    "a quoted field is never closed: it runs to the end of the file, so this record and every "
+    'line after it are lost (close the quote, or quote the field\'s own quotes as "")'
+)
 
 
 @dataclass(frozen=True)
@@ -338,7 +344,7 @@ class RecordReader:
         delimiter = "\t" if self.format == "tsv" else ","
         with open_binary(self.path) as raw:
             handle = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
-            reader = csv.reader(handle, delimiter=delimiter)
+            reader = csv.reader(handle, delimiter=delimiter, strict=True)
             try:
                 header = next(reader)
             except StopIteration:
@@ -359,6 +365,9 @@ class RecordReader:
                     return
                 except csv.Error as exc:
                     number += 1
+                    if "unexpected end of data" in str(exc):  # a quote never closed
+                        yield self.bad(number, None, "unclosed_quote", UNCLOSED_QUOTE)
+                        return
                     yield self.bad(number, None, "malformed_row", f"malformed row ({exc})")
                     continue
                 number += 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -56,8 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("neardup: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
+    except BrokenPipeError:  # a reader stopped early (`| head`): cut short, not a success
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # what a shell reports for a process ended by SIGPIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .base import Method
+from .typed import typed_options
 
 #: The method every surface uses when none is named (library, CLI, service, Spark, eval).
 DEFAULT_METHOD = "auto"
@@ -97,7 +98,7 @@ def create(name: str, *, tables: Any = None, **options: Any) -> Method:
             f"method {name!r} has no option {', '.join(unknown)}; its options are: "
             f"{', '.join(sorted(fields))}"
         )
-    config = cfg_cls(**options)
+    config = cfg_cls(**typed_options(cfg_cls, options))
     if tables is not None:
         if name not in _TABLES:
             raise ConfigError(f"method {name!r} takes no fitted tables")

@@ -49,6 +49,12 @@ class SimhashConfig:
             )
         if not 0.0 <= float(self.min_similarity) <= 1.0:
             raise ConfigError(f"min_similarity={self.min_similarity} must be between 0 and 1")
+        if isinstance(self.verify_ngram, bool) or not (
+            isinstance(self.verify_ngram, int) and 1 <= self.verify_ngram <= 64
+        ):
+            raise ConfigError(
+                f"verify_ngram={self.verify_ngram!r} must be a whole number from 1 to 64"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -24,7 +24,7 @@ import orjson
 from ..against import against_result
 from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..dedup import DedupResult, cluster_result, dedup_with
-from ..errors import ConfigError
+from ..errors import ConfigError, OutputError
 from ..inputs import STDIN, Inputs
 from ..kept import lines_of, per_input_name, single_name, write_jsonl, write_single
 from ..memory import batch_collection, release_free_memory
@@ -119,6 +119,7 @@ def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
         reference: Inputs | str | None = args.against  # a store URL stays a string
         if args.against and not is_store_url(args.against):
             reference = open_inputs(args, [args.against], spool)
+        refuse_inputs_in_output(args.output, [inputs, reference], spool)
         out = out or prepare_output(args.output)  # after the inputs are found readable
         return dedup_run(args, method, inputs, reference, out, t_start), out
     finally:
@@ -148,6 +149,25 @@ def open_inputs(args: DedupOptions, specs: list[str], spool) -> Inputs:
         on_error=args.on_error,
         spool=spool,
     )
+
+
+def refuse_inputs_in_output(output: str, parts: list[Any], spool: Path | None) -> None:
+    """An input file inside the output directory could be replaced by an output of the same
+    name (``kept.jsonl``, ``clusters.csv``), and the next run would read the outputs as input:
+    refused, naming it (standard input, spooled there, is not an input file)."""
+    out = Path(output).resolve()
+    spooled = spool.resolve() if spool is not None else None
+    for part in parts:
+        for reader in getattr(part, "readers", []):
+            path = Path(reader.path).resolve()
+            if spooled is not None and path.is_relative_to(spooled):
+                continue
+            if path.is_relative_to(out):
+                raise ConfigError(
+                    f"the input {reader.source} is inside the output directory {output}: an "
+                    "output could replace it, and a later run would read the outputs as input; "
+                    "choose another output directory (-o)"
+                )
 
 
 def check_against(args: DedupOptions) -> None:
@@ -192,8 +212,8 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out,
 
     run_id = uuid.uuid4().hex
     stage = out / (STAGE_PREFIX + run_id)
-    stage.mkdir()
     try:
+        stage.mkdir()
         t0 = time.perf_counter()
         kept = write_outputs(stage, args, method, inputs, both, result, captures)
         timings["write"] = time.perf_counter() - t0
@@ -215,9 +235,24 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out,
             summary["seconds"]["report"] = round(time.perf_counter() - t0, 4)
         write_summary(stage, run_id, summary)
         publish(stage, out)
+    except BrokenPipeError:
+        raise OutputError(
+            "standard output was closed before every kept record was written (--kept -): the "
+            "kept records are incomplete, and the run is not published (no summary.json)"
+        ) from None
+    except OSError as exc:
+        raise OutputError(_cannot_write(exc, stage, out)) from None
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return summary
+
+
+def _cannot_write(exc: OSError, stage: Path, out: Path) -> str:
+    """Which output could not be written and why (the staging folder named as the output
+    folder it stands for)."""
+    name = str(exc.filename or out).replace(str(stage), str(out))
+    reason = exc.strerror or str(exc)
+    return f"cannot write {name} ({reason}); the run is not published (no summary.json)"
 
 
 def against_store(args, method, inputs: Inputs, url: str, timings) -> tuple:
