@@ -425,3 +425,24 @@ def test_standard_output_closed_early_is_not_a_success(tmp_path):
     assert proc.wait() == 2, err
     assert "standard output was closed" in err and "Traceback" not in err
     assert not (out / "summary.json").exists()
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz", ".csv"])
+def test_a_byte_order_mark_at_the_start_is_not_part_of_the_first_record(tmp_path, suffix):
+    """Editors and Excel's "CSV UTF-8" start a file with a byte order mark: the first record
+    (or the header's first column) is read as if it were not there."""
+    if suffix == ".csv":
+        body = "id,text\n" + "".join(f"doc{i},{text(i)}\n" for i in range(4))
+    else:
+        body = "".join(
+            orjson.dumps({"id": f"doc{i}", "text": text(i)}).decode() + "\n" for i in range(4)
+        )
+    raw = b"\xef\xbb\xbf" + body.encode()
+    path = tmp_path / f"in{suffix}"
+    path.write_bytes(gzip.compress(raw) if suffix.endswith(".gz") else raw)
+    out = tmp_path / "o"
+    assert main(["dedup", str(path), "-o", str(out), "--id-field", "id", "--quiet"]) == 0
+    counts = json.loads((out / "summary.json").read_text())["counts"]
+    assert counts["records_read"] == 4 and counts["skipped"] == 0
+    rows = list(csv.DictReader(io.StringIO((out / "clusters.csv").read_text())))
+    assert [r["id"] for r in rows] == [f"doc{i}" for i in range(4)]

@@ -161,3 +161,31 @@ def test_a_store_keeps_its_method_when_none_is_given(tmp_path, capsys):
     assert main(["index", "add", str(path), "--db", fresh, "--id-field", "id", "--quiet"]) == 0
     assert main(["index", "stats", "--db", fresh]) == 0
     assert json.loads(capsys.readouterr().out)["params"]["method"] == "auto"
+
+
+def test_arguments_are_checked_before_a_store_is_created(tmp_path, capsys):
+    """A bad --workers, a missing input or a remove on no store leaves no store behind."""
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS[:4])
+    db = tmp_path / "p.db"
+    url = f"sqlite:///{db}"
+    assert main(["index", "add", str(path), "--db", url, "--workers", "-1"]) == 2
+    assert main(["index", "add", str(tmp_path / "nope.jsonl"), "--db", url]) == 2
+    assert main(["index", "remove", "x", "--db", url]) == 2
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--workers", "100000"]) == 2
+    assert "at most 1024 threads" in capsys.readouterr().err
+    assert not db.exists()
+
+
+def test_remove_decides_a_kept_documents_duplicates_again(tmp_path, capsys):
+    path = tmp_path / "in.jsonl"
+    rows = [{"id": "a", "text": TEXTS[0]}, {"id": "b", "text": TEXTS[0]}]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    url = f"sqlite:///{tmp_path}/ix.db"
+    assert main(["index", "add", str(path), "--db", url, "--id-field", "id", "--quiet"]) == 0
+    assert main(["index", "remove", "a", "--db", url]) == 0
+    from neardup.store import open_store
+
+    store = open_store(url, read_only=True)
+    assert store.get("b").duplicate_of is None  # kept now: no duplicate names a gone document
+    store.close()

@@ -6,6 +6,7 @@ import csv
 import html
 import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -159,6 +160,29 @@ def test_report_command_rebuilds_the_page_and_explains_missing_files(sample_run,
     (old / "summary.json").write_text("{}")
     assert main(["report", str(old)]) == 2
     assert "no report_data.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("summary.json", "[]", "holds a JSON list, not the object"),
+        ("summary.json", "{not json", "cannot read it"),
+        ("report_data.json", None, "is not as `neardup dedup` writes it"),
+    ],
+)
+def test_damaged_run_files_are_errors_naming_them(
+    sample_run, tmp_path, capsys, name, content, message
+):
+    damaged = tmp_path / "damaged"
+    shutil.copytree(sample_run, damaged)
+    if content is None:  # a field of the wrong kind
+        data = json.loads((damaged / name).read_text())
+        data["random_removed"] = "x"
+        content = json.dumps(data)
+    (damaged / name).write_text(content)
+    assert main(["report", str(damaged), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
 
 
 def test_a_run_without_report_removes_the_old_page(tmp_path):

@@ -28,6 +28,7 @@ from .readers import (
     Skipped,
     open_binary,
     stream_errors,
+    without_bom,
 )
 
 BLOCK_BYTES = 1 << 22  # bytes read at once
@@ -110,6 +111,8 @@ def _in_lists(items: Iterator[Record | Skipped]) -> Iterator[list[Record | Skipp
 
 def _columns(first: int, lines: list[bytes], *, text_field: str, id: str | None) -> Columns | None:
     """The block as columns when every line is a clean record, else None."""
+    if first == 1 and lines:
+        lines = [without_bom(lines[0]), *lines[1:]]
     try:
         rows = [orjson.loads(line) for line in lines]
     except orjson.JSONDecodeError:

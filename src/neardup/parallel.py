@@ -27,6 +27,9 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+MAX_WORKERS = 1024
+
+
 def resolve_workers(workers: int | None) -> int:
     """The number of threads for ``workers``: ``None`` or 0 means every available core."""
     if workers is None or workers == 0:
@@ -34,6 +37,11 @@ def resolve_workers(workers: int | None) -> int:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
         raise ConfigError(
             f"workers={workers!r}: give a number of threads (1 for one core), or 0 for every core"
+        )
+    if workers > MAX_WORKERS:  # each is a thread in every parallel call: 100,000 never ends
+        raise ConfigError(
+            f"workers={workers}: at most {MAX_WORKERS} threads (this machine has "
+            f"{available_cores()} cores; 0 uses them all)"
         )
     return workers
 

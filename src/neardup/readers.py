@@ -233,6 +233,14 @@ def check_row(
     return Record(number, doc_id, text, raw)
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def without_bom(first_line: bytes) -> bytes:
+    """A file's first line without the UTF-8 byte order mark some editors put at its start."""
+    return first_line[len(BOM) :] if first_line.startswith(BOM) else first_line
+
+
 def parse_json_line(number: int, line: bytes) -> dict[str, Any] | Skipped:
     """One JSON Lines record: the object, or a :class:`Skipped` naming the problem."""
     try:
@@ -332,6 +340,8 @@ class RecordReader:
     def json_items(self, lines: Iterable[tuple[int, bytes]]) -> Iterator[Record | Skipped]:
         """Numbered JSON Lines judged one at a time (blank lines are neither record nor skip)."""
         for number, line in lines:
+            if number == 1:
+                line = without_bom(line)
             if not line.strip():
                 continue
             row = parse_json_line(number, line)
@@ -343,7 +353,9 @@ class RecordReader:
     def _csv(self) -> Iterator[Record | Skipped]:
         delimiter = "\t" if self.format == "tsv" else ","
         with open_binary(self.path) as raw:
-            handle = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+            handle = io.TextIOWrapper(  # utf-8-sig: a byte order mark (Excel's) is not a column
+                raw, encoding="utf-8-sig", errors="surrogateescape", newline=""
+            )
             reader = csv.reader(handle, delimiter=delimiter, strict=True)
             try:
                 header = next(reader)

@@ -134,6 +134,18 @@ def test_unknown_ids_and_skips(tmp_path, capsys):
     assert report["records"] == 1 and report["skipped"] == {"unknown_id": 1}
 
 
+def test_malformed_lines_are_skipped_and_counted_with_on_error_skip(tmp_path, capsys):
+    path = tmp_path / "pairs.jsonl"
+    rows = [{"text1": "今天天气很好", "text2": "今天天气很好啊", "label": 1}]
+    path.write_bytes(b"not json\n" + "".join(json.dumps(r) + "\n" for r in rows).encode())
+    out = str(tmp_path / "r")
+    assert main(["eval", str(path), "-o", out, "--quiet"]) == 2
+    assert "record 1: not valid JSON" in capsys.readouterr().err
+    assert main(["eval", str(path), "-o", out, "--on-error", "skip", "--quiet"]) == 0
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert report["records"] == 1 and report["skipped"] == {"malformed_json": 1}
+
+
 @pytest.mark.browser
 def test_report_page_in_headless_chromium(tmp_path):
     chromium_or_skip()

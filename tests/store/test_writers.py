@@ -161,3 +161,20 @@ def test_postgres_detectors_see_each_others_commits(pg_schema_url):
     assert one.check(OTHER).matches[0].id == "a" and len(one) == len(two) == 2
     one.close()
     two.close()
+
+
+def test_a_store_is_never_written_into_another_applications_database(tmp_path):
+    path = tmp_path / "app.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE orders (id INTEGER)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(ConfigError, match=r"a database of something else \(tables: orders\)"):
+        open_store(f"sqlite:///{path}")
+    conn = sqlite3.connect(path)
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
+    conn.close()
+    assert names == ["orders"]
+    open_store(f"sqlite:///{tmp_path}/new.db").close()  # a new file, or an empty one, is a store
+    (tmp_path / "empty.db").touch()
+    open_store(f"sqlite:///{tmp_path}/empty.db").close()

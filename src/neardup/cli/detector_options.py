@@ -91,6 +91,10 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
         from ..methods.auto import CommonGrams
 
         tables = CommonGrams.load(args.tables)
+    if hasattr(args, "workers"):  # checked before a store is created
+        from ..parallel import resolve_workers
+
+        resolve_workers(args.workers)
     store = open_store_for(args, read_only=read_only)
     if args.method is None:
         args.method = stored_method(store) or DEFAULT_METHOD

@@ -41,9 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_detector_options(a)
         a.set_defaults(func=run_add if name == "add" else run_query)
 
-    r = isub.add_parser("remove", help="remove documents by id")
+    r = isub.add_parser(
+        "remove",
+        help="remove documents by id (a kept one's duplicates are decided again: give the "
+        "store's options and --tables as for add)",
+    )
     r.add_argument("ids", nargs="+", metavar="ID")
-    r.add_argument("--db", default=DEFAULT_DB)
+    add_detector_options(r)
     r.set_defaults(func=run_remove)
 
     s = isub.add_parser("stats", help="documents, parameters and version of a store")
@@ -72,8 +76,8 @@ def run_add(args: argparse.Namespace) -> int:
         from ..errors import ConfigError
 
         raise ConfigError(f"--batch-size {args.batch_size} must be at least 1")
+    reader = _records(args)  # a missing input is an error before any store is created
     detector = open_detector(args)
-    reader = _records(args)
     name = "index-add:" + str(Path(args.input).resolve())
     done = int(detector.store.get_checkpoint(name) or 0)
     counts = {
@@ -176,8 +180,12 @@ def run_query(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    store = open_store_for(args)
-    missing = [i for i in args.ids if not store.delete(i)]
+    """Delete documents through the detector: a kept document's duplicates are decided again
+    (:meth:`neardup.online.Detector.remove`), as the service does. A store that does not exist
+    is an error, not a new empty store."""
+    open_store_for(args, read_only=True).close()  # exists, and is a neardup store
+    detector = open_detector(args)
+    missing = [i for i in args.ids if not detector.remove(i)]
     for i in missing:
         print(f"neardup: no document with id {i!r}", file=sys.stderr)
     return 1 if missing else 0

@@ -26,7 +26,14 @@ import numpy as np
 import orjson
 
 from ..errors import ConfigError, InputError
-from ..readers import ON_ERROR, check_input, open_binary, parse_json_line, split_suffix
+from ..readers import (
+    ON_ERROR,
+    check_input,
+    open_binary,
+    parse_json_line,
+    split_suffix,
+    without_bom,
+)
 
 KINDS = ("pairs", "clusters")
 
@@ -55,27 +62,40 @@ def sha256(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _rows(path: Path, bad: _Problems | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The records of an evaluation file; one that is not a record (malformed JSON, more CSV
+    fields than the header) is an error naming it, or with ``bad`` its call (a counted skip
+    under ``on_error="skip"``)."""
+
+    def problem(number: int, reason: str, message: str) -> None:
+        if bad is None:
+            raise InputError(message, source=str(path), record=number)
+        bad(number, reason, message)
+
     fmt, _ = split_suffix(path)
     if fmt == "jsonl":
         with open_binary(path) as f:
             for number, line in enumerate(f, 1):
+                if number == 1:
+                    line = without_bom(line)
                 if not line.strip():
                     continue
                 row = parse_json_line(number, line)
                 if not isinstance(row, dict):
-                    raise InputError(row.message, source=str(path), record=number)
+                    problem(number, row.reason, row.message)
+                    continue
                 yield number, row
     elif fmt in ("csv", "tsv"):
         import csv
         import io
 
         with open_binary(path) as raw:
-            handle = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+            handle = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
             reader = csv.DictReader(handle, delimiter="\t" if fmt == "tsv" else ",")
             for number, row in enumerate(reader, 1):
                 if None in row:
-                    raise InputError("more fields than the header", source=str(path), record=number)
+                    problem(number, "malformed_row", "more fields than the header")
+                    continue
                 yield number, row
     else:
         raise ConfigError(f"{path}: evaluation data must be JSON Lines, CSV or TSV, not {fmt}")
@@ -84,7 +104,7 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def detect_kind(path: str | os.PathLike) -> str:
     """``pairs`` or ``clusters`` from the first record's fields."""
     p = check_input(path)
-    for _, row in _rows(p):
+    for _, row in _rows(p, _Problems(str(p), "skip")):  # the loader reports the bad records
         if {"text1", "text2"} <= set(row) or {"id1", "id2"} <= set(row):
             return "pairs"
         if {"text", "cluster"} <= set(row):
@@ -154,7 +174,7 @@ def load_pairs(
     t1: list[str] = []
     t2: list[str] = []
     labels: list[bool] = []
-    for number, row in _rows(p):
+    for number, row in _rows(p, bad):
         if corpus is not None and not {"text1", "text2"} <= set(row) and {"id1", "id2"} <= set(row):
             unknown = [str(row[k]) for k in ("id1", "id2") if str(row[k]) not in corpus]
             if unknown:
@@ -197,7 +217,7 @@ def load_clusters(
     texts: list[str] = []
     gold: list[Any] = []
     seen: dict[str, int] = {}
-    for number, row in _rows(p):
+    for number, row in _rows(p, bad):
         missing = [f for f in ("id", "text", cluster_field) if f not in row]
         if missing:
             bad(

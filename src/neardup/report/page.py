@@ -56,11 +56,7 @@ def load_run(outdir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             "`neardup dedup` again",
             source=str(outdir),
         )
-    try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
-        data = json.loads(data_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read the run's files ({exc})", source=str(outdir)) from None
+    summary, data = _read_object(summary_path), _read_object(data_path)
     if data.get("version") != DATA_VERSION:
         raise InputError(
             f"{DATA} has version {data.get('version')!r}, this neardup reads {DATA_VERSION!r}; "
@@ -70,11 +66,33 @@ def load_run(outdir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     return summary, data
 
 
+def _read_object(path: Path) -> dict[str, Any]:
+    """A JSON object from a run's file (an error naming the file otherwise)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read it ({exc})", source=str(path)) from None
+    if not isinstance(value, dict):
+        raise InputError(
+            f"holds a JSON {type(value).__name__}, not the object `neardup dedup` writes",
+            source=str(path),
+        )
+    return value
+
+
 def write_report(outdir: str | Path) -> Path:
-    """Build ``OUTDIR/report.html`` from the run's files (written whole, then renamed)."""
+    """Build ``OUTDIR/report.html`` from the run's files (written whole, then renamed); files
+    that are not what ``neardup dedup`` wrote are an error naming the folder."""
     out = Path(outdir)
     summary, data = load_run(out)
-    page = render(summary, data)
+    try:
+        page = render(summary, data)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputError(
+            f"summary.json or {DATA} is not as `neardup dedup` writes it ({type(exc).__name__}: "
+            f"{exc}); run `neardup dedup` again",
+            source=str(out),
+        ) from None
     target = out / REPORT
     partial = out / f".{REPORT}.partial"
     partial.write_text(page, encoding="utf-8")

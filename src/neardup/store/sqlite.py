@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError, StoreBusyError, StoreError, StoreFullError
-from .sql import SqlStore
+from .sql import TABLES, SqlStore
 
 SYNCHRONOUS = ("full", "normal")
 BUSY_TIMEOUT_MS = 5000
@@ -41,6 +41,8 @@ class SqliteStore(SqlStore):
                 self._writer_lock = _lock_writer(url, path)
             conn = _open_writable(url, path, synchronous)
         try:
+            if not read_only:
+                _refuse_foreign(url, conn)
             super().__init__(url, conn, read_only=read_only)
         except BaseException:
             self.close()
@@ -76,6 +78,24 @@ def _open_writable(url: str, path: str, synchronous: str) -> sqlite3.Connection:
         return conn
     except sqlite3.Error as exc:
         raise ConfigError(f"{url}: cannot open the SQLite database ({exc})") from None
+
+
+def _refuse_foreign(url: str, conn: sqlite3.Connection) -> None:
+    """A database that holds other tables and none of a store's is someone else's file: a
+    store is written to a new file (or an empty one), never into another application's."""
+    try:
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    except sqlite3.Error as exc:
+        conn.close()
+        raise ConfigError(f"{url}: cannot read the SQLite database ({exc})") from None
+    tables = sorted(r[0] for r in rows if not r[0].startswith("sqlite_"))
+    if tables and not set(tables) & set(TABLES):
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        conn.close()
+        raise ConfigError(
+            f"{url} is a database of something else (tables: {shown}), not a neardup store; "
+            "a store takes a file of its own: name a new file"
+        )
 
 
 def _open_read_only(url: str, path: str) -> sqlite3.Connection:
