@@ -156,7 +156,9 @@ def test_postgres_detectors_see_each_others_commits(pg_schema_url):
     with pytest.raises(DocumentConflictError):
         two.add("a", OTHER)  # the id is taken in the other process
     assert one.remove("a")
-    assert not two.check(STORY).duplicate  # the deletion reached two
+    # the deletion reached two, and so did "b", its duplicate, kept now in "a"'s place
+    assert [m.id for m in two.check(STORY).matches] == ["b"]
+    assert two.get("b").duplicate_of is None
     assert two.add("a", OTHER).status == "inserted"
     assert one.check(OTHER).matches[0].id == "a" and len(one) == len(two) == 2
     one.close()
