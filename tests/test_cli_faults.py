@@ -446,3 +446,33 @@ def test_a_byte_order_mark_at_the_start_is_not_part_of_the_first_record(tmp_path
     assert counts["records_read"] == 4 and counts["skipped"] == 0
     rows = list(csv.DictReader(io.StringIO((out / "clusters.csv").read_text())))
     assert [r["id"] for r in rows] == [f"doc{i}" for i in range(4)]
+
+
+def test_the_references_bad_records_are_listed_not_only_counted(tmp_path, capsys):
+    ref = tmp_path / "ref.jsonl"
+    ref.write_bytes(jsonl(1)[0] + b"not json\n" + jsonl(3)[2])
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(4)))
+    out = tmp_path / "o"
+    args = ["dedup", str(path), "-o", str(out), "--against", str(ref), "--on-error", "skip"]
+    assert main(args) == 0
+    assert "(and 1 of the reference: reference_skipped.jsonl)" in capsys.readouterr().err
+    rows = [json.loads(x) for x in (out / "reference_skipped.jsonl").read_text().splitlines()]
+    assert [(r["record"], r["reason"]) for r in rows] == [(2, "malformed_json")]
+    reference = json.loads((out / "summary.json").read_text())["reference"]
+    assert reference["skipped_by_reason"] == {"malformed_json": 1}
+    assert reference["records_read"] == 3 and reference["documents"] == 2
+
+
+def test_index_add_names_its_skipped_records_and_counts_them_by_reason(tmp_path, capsys):
+    path = tmp_path / "mixed.jsonl"
+    good = orjson.dumps({"id": "a", "text": text(1)})
+    path.write_bytes(good + b"\nbad line\n" + good.replace(b'"a"', b'"b"')[:-1] + b',"x":1}\n')
+    url = f"sqlite:///{tmp_path}/i.db"
+    assert (
+        main(["index", "add", str(path), "--db", url, "--id-field", "id", "--on-error", "skip"])
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert f"skipped {path}, record 2: not valid JSON" in err
+    assert json.loads(err.strip().splitlines()[-1])["skipped_by_reason"] == {"malformed_json": 1}

@@ -152,3 +152,18 @@ def test_duplicates_not_stored_are_counted(tmp_path):
     assert stats["duplicates_not_stored_since_start"] == 3
     assert stats["duplicates_inserted_since_start"] == 0
     assert "neardup_duplicates_total 3.0" in client.get("/metrics").text
+
+
+def test_a_body_that_is_not_declared_json_is_415_and_health_answers_head(client):
+    form = {"Content-Type": "application/x-www-form-urlencoded"}  # what `curl -d` sends
+    r = client.post("/v1/documents", content=b'{"id": "a", "text": "x"}', headers=form)
+    assert r.status_code == 415 and "Content-Type: application/json" in r.json()["error"]
+    r = client.post("/v1/check", content=b'{"text": "x"}', headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415
+    typed = {"Content-Type": "application/json; charset=utf-8"}
+    assert client.post("/v1/check", content=b'{"text": "x"}', headers=typed).status_code == 200
+    assert client.post("/v1/check", content=b'{"text": "x"}', headers={}).status_code == 200
+    assert client.head("/healthz").status_code == 200
+    spaced = {"X-API-Key": " sekret "}  # the space around a header value is not part of it
+    r = client.post("/v1/documents", json={"id": "s", "text": TEXT}, headers=spaced)
+    assert r.status_code == 200

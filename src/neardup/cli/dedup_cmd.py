@@ -136,10 +136,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         c = summary["counts"]
         against = f" (against {args.against})" if args.against else ""
+        ref_skipped = summary.get("reference", {}).get("skipped") or 0
+        skipped = f"{c['skipped']} skipped" + (
+            f" (and {ref_skipped} of the reference: reference_skipped.jsonl)" if ref_skipped else ""
+        )
         print(
             f"neardup: {c['records_read']} records: {c['kept']} kept, {c['duplicates_removed']} "
             f"duplicates removed{against} in {c['duplicate_clusters']} clusters, "
-            f"{c['skipped']} skipped; {summary['seconds']['total']:.1f}s -> {out}",
+            f"{skipped}; {summary['seconds']['total']:.1f}s -> {out}",
             file=sys.stderr,
         )
     return 0

@@ -71,6 +71,9 @@ def _reading(reader, counts: dict[str, int]):
         raise InputError(f"{exc.reason}; {note}", source=exc.source, record=exc.record) from None
 
 
+SKIPS_SHOWN = 20  # skipped records named on stderr, one line each; the rest are counted
+
+
 def run_add(args: argparse.Namespace) -> int:
     if args.batch_size < 1:
         from ..errors import ConfigError
@@ -101,6 +104,7 @@ def run_add(args: argparse.Namespace) -> int:
         batch.clear()
 
     seen = 0
+    reasons: dict[str, int] = {}  # skipped records by reason
     first_at: dict[str, int] = {}  # id -> record number: an id the file repeats is a bad record
     for item in _reading(reader, counts):
         if isinstance(item, Record):
@@ -114,7 +118,12 @@ def run_add(args: argparse.Namespace) -> int:
         bar.update(1)
         if isinstance(item, Skipped):
             counts["skipped"] += 1
-            warn_lost_tail(reader, item)
+            reasons[item.reason] = reasons.get(item.reason, 0) + 1
+            if item.reason in LOST_TAIL:
+                warn_lost_tail(reader, item)
+            elif counts["skipped"] <= SKIPS_SHOWN:
+                print(f"neardup: skipped {reader.source}, record {item.number}: {item.message}",
+                      file=sys.stderr)  # fmt: skip
         else:
             batch.append(item)
         if not (isinstance(item, Skipped) and item.reason in LOST_TAIL):
@@ -125,7 +134,9 @@ def run_add(args: argparse.Namespace) -> int:
         flush(last)
     bar.close()
     counts["documents_in_store"] = len(detector)
-    print(json.dumps(counts), file=sys.stderr)
+    if counts["skipped"] > SKIPS_SHOWN:
+        print(f"neardup: ... {counts['skipped'] - SKIPS_SHOWN} more skipped", file=sys.stderr)
+    print(json.dumps({**counts, "skipped_by_reason": reasons}), file=sys.stderr)
     return 0
 
 

@@ -56,6 +56,7 @@ from .reading import Batch, read_all
 from .summary import Kept, build_summary, reference_summary
 
 KEPT_MODES = ("per-input", "single", "-")
+REFERENCE_SKIPPED = "reference_skipped.jsonl"  # the --against reference's bad records
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,8 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out,
         stage.mkdir()
         t0 = time.perf_counter()
         kept = write_outputs(stage, args, method, inputs, both, result, captures)
+        if ref is not None and ref.skipped:  # the reference's bad records, listed apart
+            write_skipped(stage / REFERENCE_SKIPPED, *_skipped_rows(reference, ref))
         timings["write"] = time.perf_counter() - t0
         if report is None:
             t0 = time.perf_counter()
@@ -435,14 +438,21 @@ def write_outputs(
     kept = write_kept_records(stage, args.kept, inputs, both, result, captures)
     write_clusters(stage / "clusters.csv", both.ids, result, start=start, reference=args.against)
     if both.skipped:
-        names = [inputs.readers[e.source].source for e in both.skipped] if len(inputs) > 1 else None
-        write_skipped(stage / "skipped.jsonl", [e.item for e in both.skipped], names)
+        write_skipped(stage / "skipped.jsonl", *_skipped_rows(inputs, both))
     if args.pairs:
         write_pairs(stage / "pairs.csv", both.ids, result)
     tables = getattr(method, "tables", None)
     if tables is not None:  # frozen tables the run fitted: the online detector loads them
         tables.save(stage / TABLES_FILE)
     return kept
+
+
+def _skipped_rows(inputs: Inputs, batch: Batch) -> tuple[list, list[str] | None]:
+    """A batch's skipped records, with the input of each among several inputs."""
+    items = [e.item for e in batch.skipped]
+    if len(inputs) == 1:
+        return items, None
+    return items, [inputs.readers[e.source].source for e in batch.skipped]
 
 
 def write_kept_records(

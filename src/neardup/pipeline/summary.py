@@ -58,6 +58,10 @@ def reference_summary(inputs: Inputs, ref: Batch) -> dict[str, Any]:
         "records_read": sum(r["records_read"] for r in rows),
         "documents": sum(r["documents"] for r in rows),
         "skipped": sum(r["skipped"] for r in rows),
+        "skipped_by_reason": dict(
+            Counter(e.item.reason for e in ref.skipped if e.item.reason != "empty_file")
+        ),
+        "skipped_file": "reference_skipped.jsonl" if ref.skipped else None,
         "inputs": rows,
     }
 

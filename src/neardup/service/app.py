@@ -104,7 +104,9 @@ def create_app(
         title="neardup",
         version=__version__,
         description="Near-duplicate check-and-insert service.",
-        responses={code: {"model": ErrorOut} for code in (400, 401, 404, 409, 413, 422, 503, 507)},
+        responses={
+            code: {"model": ErrorOut} for code in (400, 401, 404, 409, 413, 415, 422, 503, 507)
+        },
     )
     metrics = Metrics(lambda: len(detector))
     guard = Guard(
@@ -195,7 +197,7 @@ async def _in_thread(function, *args, **kwargs):
 def _add_service_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics) -> None:
     """Health, Prometheus metrics and statistics."""
 
-    @app.get("/healthz")
+    @app.api_route("/healthz", methods=["GET", "HEAD"])
     def healthz() -> dict[str, Any]:
         return {"status": "ok", "documents": len(detector)}
 

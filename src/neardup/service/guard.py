@@ -8,7 +8,9 @@ In this order, before the application sees a byte of the body:
    large body);
 3. the body limit, enforced while reading for every transfer encoding (``Content-Length`` or
    chunked): at most ``max_body_bytes`` are ever buffered, a larger body is a 413;
-4. after the response: metrics, and one JSON access-log line when asked.
+4. a POST body declared as something other than JSON is a 415; one without a declared type is
+   read as JSON;
+5. after the response: metrics, and one JSON access-log line when asked.
 
 Every response with status 5xx carries ``Connection: close``: the server drops the connection, so
 a client never reuses one after a failure it cannot see into.
@@ -77,6 +79,8 @@ class Guard:
             if refusal is not None:
                 await _json(send_with_id, *refusal)
                 return
+            if scope["method"] == "POST" and "content-type" not in headers:  # read as JSON
+                scope["headers"] = [*scope["headers"], (b"content-type", b"application/json")]
             body = await self._read_body(scope, headers, receive)
             if isinstance(body, tuple):
                 await _json(send_with_id, *body)
@@ -93,7 +97,7 @@ class Guard:
         """The request carries the configured key (always true when none is configured)."""
         if self.api_key is None:
             return True
-        given = headers.get("x-api-key")
+        given = headers.get("x-api-key", "").strip()  # a header's surrounding space is not in it
         auth = headers.get("authorization", "")
         if not given and auth.lower().startswith("bearer "):
             given = auth[7:].strip()
@@ -109,6 +113,12 @@ class Guard:
             and not self.authorized(headers)
         ):
             return 401, "missing or wrong API key (send X-API-Key or Authorization: Bearer)"
+        if method == "POST" and not _json_body(headers):
+            return (
+                415,
+                f"send the body as JSON with Content-Type: application/json (got "
+                f"{headers['content-type']!r})",
+            )
         length = headers.get("content-length")
         if length is not None:
             if not length.isdigit():
@@ -138,6 +148,15 @@ class Guard:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
+
+
+def _json_body(headers: dict[str, str]) -> bool:
+    """The request declares a JSON body, or no type at all (then it is parsed as JSON)."""
+    declared = headers.get("content-type")
+    if declared is None:
+        return True
+    media = declared.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
 
 
 def request_headers(scope: Scope) -> dict[str, str]:
