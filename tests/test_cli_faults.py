@@ -476,3 +476,19 @@ def test_index_add_names_its_skipped_records_and_counts_them_by_reason(tmp_path,
     err = capsys.readouterr().err
     assert f"skipped {path}, record 2: not valid JSON" in err
     assert json.loads(err.strip().splitlines()[-1])["skipped_by_reason"] == {"malformed_json": 1}
+
+
+def test_messages_say_what_is_wrong_with_a_record(tmp_path, capsys):
+    """Invalid UTF-8 is named as such (where, not orjson's words); a null id is a null id; a
+    missing id lists the fields the record has."""
+    broken = b'{"id": "a", "text": "abc \xff\xfe def"}\n'
+    cases = [
+        (broken, f"record 1: not valid UTF-8 (byte {broken.index(bytes([0xFF])) + 1}: "),
+        (b'{"id": null, "text": "some text"}\n', "record 1: id field 'id' is null"),
+        (b'{"key": "a", "text": "some text"}\n', "no id field 'id' (fields: key, text)"),
+    ]
+    for k, (line, message) in enumerate(cases):
+        path = tmp_path / f"in{k}.jsonl"
+        path.write_bytes(line)
+        assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--id-field", "id"]) == 2
+        assert message in capsys.readouterr().err

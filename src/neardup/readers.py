@@ -197,7 +197,10 @@ def check_row(
     """
     doc_id = str(number) if id_field is None else row.get(id_field)
     if doc_id is None:
-        return Skipped(number, None, "missing_id", f"no id field {id_field!r}")
+        if id_field in row:  # JSON null, or a Parquet null
+            return Skipped(number, None, "missing_id", f"id field {id_field!r} is null")
+        fields = ", ".join(sorted(map(str, row))[:10])
+        return Skipped(number, None, "missing_id", f"no id field {id_field!r} (fields: {fields})")
     if not isinstance(doc_id, str):
         if isinstance(doc_id, bool) or not isinstance(doc_id, int):
             return Skipped(
@@ -246,8 +249,14 @@ def parse_json_line(number: int, line: bytes) -> dict[str, Any] | Skipped:
     try:
         row = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
-        reason = "invalid_utf8" if "utf-8" in str(exc).lower() else "malformed_json"
-        return Skipped(number, None, reason, f"not valid JSON ({exc})")
+        if "utf-8" in str(exc).lower():
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as bad:  # say where, not what orjson's parser saw
+                where = f"byte {bad.start + 1}: {line[bad.start : bad.start + 4]!r}"
+                return Skipped(number, None, "invalid_utf8", f"not valid UTF-8 ({where})")
+            return Skipped(number, None, "invalid_utf8", f"not valid UTF-8 ({exc})")
+        return Skipped(number, None, "malformed_json", f"not valid JSON ({exc})")
     if not isinstance(row, dict):
         return Skipped(
             number, None, "not_an_object", f"expected a JSON object, got {type(row).__name__}"
