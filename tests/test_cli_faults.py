@@ -492,3 +492,10 @@ def test_messages_say_what_is_wrong_with_a_record(tmp_path, capsys):
         path.write_bytes(line)
         assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--id-field", "id"]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_a_csv_column_named_twice_is_an_error_not_a_guess(tmp_path, capsys):
+    path = tmp_path / "rep.csv"
+    path.write_text("id,text,text\n1,first text,second text\n", encoding="utf-8")
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o")]) == 2
+    assert "the header names column 'text' 2 times" in capsys.readouterr().err

@@ -377,6 +377,13 @@ class RecordReader:
                 raise InputError(
                     f"the header is not valid UTF-8 (column {bad[0]!r})", source=self.source
                 )
+            for name in (self.text_field, self.id_field):
+                if name is not None and header.count(name) > 1:
+                    raise InputError(
+                        f"the header names column {name!r} {header.count(name)} times: say "
+                        "which one to read by renaming the others",
+                        source=self.source,
+                    )
             width = len(header)
             number = 0
             while True:
