@@ -204,6 +204,8 @@ class CommonGrams:
                 documents, min_df = int(z["documents"]), int(z["min_df"])
         except (OSError, ValueError, KeyError, EOFError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            if "pickle" in reason:  # numpy's advice to load it unsafely: not ours to give
+                reason = "not a NumPy .npz archive"
             raise InputError(
                 f"not a neardup common-gram table ({reason}); pass the common_grams.npz "
                 "that `neardup dedup` wrote",

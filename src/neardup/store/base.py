@@ -138,18 +138,17 @@ def compare_meta(stored: dict[str, str], version: str, params: dict[str, Any], u
     if stored.get("version") != version:
         diffs.append(f"algorithm version: stored {stored.get('version')!r}, now {version!r}")
     old, new = _leaves(json.loads(stored.get("params", "{}"))), _leaves(params)
-    for key in sorted(set(old) | set(new)):
+    keys = sorted(set(old) | set(new))
+    if old.get("method") != new.get("method"):  # the options of two methods: all differ
+        keys = ["method"]
+    for key in keys:
         if old.get(key) != new.get(key):
             diffs.append(f"{key}: stored {old.get(key)!r}, now {new.get(key)!r}")
     if diffs:
         hint = (
             "; the common-gram table differs: pass the table the store was built with "
             "(--tables OUTDIR/common_grams.npz)"
-            if any(
-                key.endswith("common_grams")
-                for key in set(old) | set(new)
-                if old.get(key) != new.get(key)
-            )
+            if any(key.endswith("common_grams") and old.get(key) != new.get(key) for key in keys)
             else ""
         )
         raise IncompatibleIndexError(
