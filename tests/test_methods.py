@@ -1370,3 +1370,18 @@ def test_aligned_token_arrays_equal_aligning_the_token_lists():
     for workers in (1, 2):
         got = copyrule._matched_tokens(codes, offsets, left, right, workers)
         assert got.tolist() == want
+
+
+def test_texts_of_markup_alone_are_compared_as_written_in_batch_and_online():
+    """``<br>`` and ``<p></p>`` normalise to nothing: they are two documents, not exact copies
+    of one empty text; the same text twice is a copy. The online detector agrees."""
+    from neardup import dedup_texts
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    texts = ["<br>", "<p></p>", "<br>", "\u200b", "\u200b\u200b", "<p></p>"]
+    clusters = dedup_texts(texts, method="auto").clusters.cluster_id.tolist()
+    assert clusters == [0, 1, 0, 2, 3, 1]
+    det = Detector(store=open_store("memory://"))
+    online = [det.add(str(i), t).duplicate for i, t in enumerate(texts)]
+    assert online == [False, False, True, False, False, True]

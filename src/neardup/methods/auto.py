@@ -292,6 +292,15 @@ class _Grams:
         return _kernels.unique_per_doc(by_ear, offsets)
 
 
+def _as_written(out: list[str], texts: Sequence[str], empty: list[int], base: Any) -> None:
+    """Texts of nothing but markup or punctuation are compared as written: normalised, or
+    where normalising leaves nothing (markup alone, invisible characters), the text itself —
+    so ``<br>`` and ``<p></p>`` are two documents, not exact copies of one empty text."""
+    normalized = normalize_many([texts[i] for i in empty], base)
+    for i, t in zip(empty, normalized, strict=True):
+        out[i] = t or texts[i]
+
+
 def persisted_options(config: Any) -> dict[str, Any]:
     """``config.to_dict()`` without ``heard_grams`` when it is off: grams as written are what
     stores built before the option hold, and they reopen with it off."""
@@ -412,9 +421,8 @@ class AutoMethod:
         cps, offsets = filter_encoded(*encode_texts(out), fold_traditional=cfg.fold_traditional)
         out = decode_texts(cps, offsets)
         empty = np.flatnonzero(np.diff(offsets) == 0).tolist()
-        if empty:  # nothing but markup or punctuation: compare the text as written
-            for i, t in zip(empty, normalize_many([texts[i] for i in empty], base), strict=True):
-                out[i] = t
+        if empty:
+            _as_written(out, texts, empty, base)
         return out
 
     def _compared_exactly(self, texts: Sequence[str]) -> list[str]:
@@ -428,9 +436,8 @@ class AutoMethod:
             out = fold_traditional(out)
         out = normalize_many(out, replace(cfg.compare_normalize, strip_html=False), fast=False)
         empty = [i for i, t in enumerate(out) if not t]
-        if empty:  # nothing but markup or punctuation: compare the text as written
-            for i, t in zip(empty, normalize_many([texts[i] for i in empty], base), strict=True):
-                out[i] = t
+        if empty:
+            _as_written(out, texts, empty, base)
         return out
 
     def prepare(
