@@ -353,18 +353,21 @@ def test_a_normalisation_object_is_an_option(tmp_path):
     assert summary["parameters"]["normalize"]["casefold"] is False
 
 
-def test_an_input_inside_the_output_directory_is_refused(tmp_path, capsys):
-    """``-o`` the input's own folder would replace kept.jsonl by the run's kept records."""
+def test_an_input_that_is_an_output_of_the_run_is_refused(tmp_path, capsys):
+    """An input named kept.jsonl in the output folder would be replaced by the kept records."""
     folder = tmp_path / "data"
     folder.mkdir()
     source = folder / "kept.jsonl"
     source.write_bytes(b"".join(jsonl(8)))
     before = source.read_bytes()
     assert main(["dedup", str(source), "-o", str(folder)]) == 2
-    assert "is inside the output directory" in capsys.readouterr().err
+    assert "is an output of a run into" in capsys.readouterr().err
     assert source.read_bytes() == before and not (folder / "summary.json").exists()
-    assert main(["dedup", str(folder), "-o", str(folder / "out")]) == 0  # outputs beside it
-    assert main(["dedup", str(folder), "-o", str(folder / "out")]) == 2  # ... read back: refused
+    news = folder / "news.jsonl"  # an input of another name may live there: -o .
+    source.rename(news)
+    assert main(["dedup", str(news), "-o", str(folder)]) == 0
+    assert main(["dedup", str(folder), "-o", str(folder)]) == 2  # its outputs read back: refused
+    assert "is an output of a run into" in capsys.readouterr().err
 
 
 def test_a_quote_never_closed_is_a_lost_tail_not_a_silent_merge(tmp_path, capsys):
@@ -499,3 +502,27 @@ def test_a_csv_column_named_twice_is_an_error_not_a_guess(tmp_path, capsys):
     path.write_text("id,text,text\n1,first text,second text\n", encoding="utf-8")
     assert main(["dedup", str(path), "-o", str(tmp_path / "o")]) == 2
     assert "the header names column 'text' 2 times" in capsys.readouterr().err
+
+
+def test_text_after_a_closing_quote_is_read_as_before(tmp_path):
+    """Strict parsing finds unclosed quotes; a row it refuses for text after a closing quote is
+    read as the lenient parser reads it (Python's csv module without ``strict``: the oracle)."""
+    body = 'id,text\n1,"abc"def and more text here\n2,"multi\nline" tail\n3,plain\n'
+    path = tmp_path / "s.csv"
+    path.write_text(body, encoding="utf-8")
+    out = tmp_path / "o"
+    assert main(["dedup", str(path), "-o", str(out), "--id-field", "id", "--quiet"]) == 0
+    lenient = list(csv.reader(io.StringIO(body)))[1:]
+    kept = list(csv.reader(io.StringIO((out / "kept.csv").read_text(encoding="utf-8"))))[1:]
+    assert kept == lenient
+
+
+def test_every_surface_reads_a_byte_order_mark_alike():
+    """Spark's partition reader parses lines as the local reader does (one function)."""
+    from neardup.readers import parse_json_line
+    from neardup.spark.read import _check_json
+
+    line = orjson.dumps({"text": text(1)})
+    assert parse_json_line(1, b"\xef\xbb\xbf" + line) == parse_json_line(1, line)
+    [row] = list(_check_json(iter([(b"\xef\xbb\xbf" + line, 0)]), "text", None))
+    assert row[3] == text(1)

@@ -389,15 +389,18 @@ def test_after_random_writes_every_duplicate_names_a_kept_document(store_url):
     ]
     store = open_store(store_url)
     det = Detector(store=store)
-    for step in range(40):
+    for step in range(60):
         doc_id = f"d{rng.randrange(8)}"
-        if doc_id in det and rng.random() < 0.3:
+        if doc_id in det and rng.random() < 0.25:
             det.remove(doc_id)
-        else:
-            det.add(doc_id, rng.choice(texts), replace=True)
+        else:  # a batch of 1-3 distinct ids (a kept document and its duplicates, often)
+            ids = rng.sample([f"d{k}" for k in range(8)], rng.randint(1, 3))
+            det.add_many([(i, rng.choice(texts)) for i in ids], replace=True)
         state = _stored_state(store)
         for name, rep in state.items():
             assert rep is None or state.get(rep, "gone") is None, (step, name, rep, state)
+        stored = {i: store.get(i).text_hash for i in state}
+        assert stored == {i: det._hashes[i] for i in stored} and set(det._hashes) == set(stored)
     again = _reopened(store_url, store)
     for text in texts:
         assert [m.id for m in again.check(text).matches] == [m.id for m in det.check(text).matches]

@@ -13,7 +13,7 @@ compared only with stored documents that were **kept** (not duplicates), and its
 best first (highest similarity, ties to the earliest stored): the first match is the
 representative ``neardup dedup --keep first`` gives. Duplicates are stored when
 ``store_duplicates`` (the default) but never matched against; when their kept document is
-deleted or replaced they are decided again (:meth:`Detector._decide_again`).
+deleted or replaced they are decided again, oldest first, against the documents kept then.
 """
 
 from __future__ import annotations
@@ -27,7 +27,13 @@ from dataclasses import replace as with_fields
 from typing import Any
 
 from .config import FINGERPRINT_VERSION
-from .errors import ConfigError, DocumentConflictError, InputError, NeardupError
+from .errors import (
+    ConfigError,
+    DocumentConflictError,
+    InputError,
+    NeardupError,
+    StoreError,
+)
 from .groupcommit import GroupCommit, Request
 from .methods import DEFAULT_METHOD, create, online_methods
 from .methods.incremental import Doc, Match, restore_many
@@ -357,6 +363,9 @@ class Detector:
                         touched: set[str] = set()
                         try:
                             results, rows = self._decide(prepared, replace=replace, touched=touched)
+                        except StoreError:  # a storage failure fails the group
+                            touched_all |= touched
+                            raise
                         except NeardupError as exc:
                             self._repair(touched)
                             request.error = exc
@@ -387,7 +396,7 @@ class Detector:
     ) -> tuple[list[AddResult], list[StoredDocument]]:
         """Each document in order: unchanged, conflict, duplicate or new; the index follows."""
         results: list[AddResult] = []
-        rows: list[StoredDocument] = []
+        pending: dict[str, StoredDocument] = {}  # the rows to write, by id (last version wins)
         for p in prepared:
             old = self._hashes.get(p.doc_id)
             status = "inserted"
@@ -423,7 +432,7 @@ class Detector:
                 time.time(),
                 p.doc.payload,
             )
-            rows.append(row)
+            pending[p.doc_id] = row
             touched.add(p.doc_id)
             self._note_change(p.doc_id)
             if not duplicate:  # only kept documents are matched against
@@ -433,16 +442,25 @@ class Detector:
             self._hashes[p.doc_id] = p.text_hash
             results.append(AddResult(duplicate, matches, True, status))
             if was_kept:  # its old text's duplicates: decided again, after its new text
-                rows += self._decide_again(p.doc_id, touched)
-        return results, rows
+                for again in self._decide_again(p.doc_id, touched, pending):
+                    pending[again.id] = again
+        return results, list(pending.values())
 
-    def _decide_again(self, representative: str, touched: set[str]) -> list[StoredDocument]:
-        """The stored duplicates of a kept document that is deleted or replaced, decided again,
-        oldest first, against the documents kept now: each becomes a duplicate of its best
-        match, or kept (and matched against from then on, by the next ones too). Left as they
-        were, they would name a representative that is gone and never be matched: their text
-        would be new to every later check."""
-        stranded = self.store.duplicates_of(representative)
+    def _decide_again(
+        self,
+        representative: str,
+        touched: set[str],
+        pending: dict[str, StoredDocument] | None = None,
+    ) -> list[StoredDocument]:
+        """The duplicates of a kept document that is deleted or replaced, decided again, oldest
+        first, against the documents kept now: each becomes a duplicate of its best match, or
+        kept (and matched against from then on, by the next ones too). Left as they were, they
+        would name a representative that is gone and never be matched: their text would be new
+        to every later check. ``pending``: the rows the request writes, which stand for the
+        store's versions of their ids (a duplicate it replaced, one it added)."""
+        pending = pending or {}
+        stranded = [d for d in self.store.duplicates_of(representative) if d.id not in pending]
+        stranded += [d for d in pending.values() if d.duplicate_of == representative]
         if not stranded:
             return []
         self._within = False  # the index changes in a way a write group did not verify

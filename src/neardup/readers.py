@@ -239,13 +239,34 @@ def check_row(
 BOM = b"\xef\xbb\xbf"
 
 
-def without_bom(first_line: bytes) -> bytes:
-    """A file's first line without the UTF-8 byte order mark some editors put at its start."""
-    return first_line[len(BOM) :] if first_line.startswith(BOM) else first_line
+class _Taken:
+    """Lines handed to a CSV reader, kept until the next record starts: strict parsing finds a
+    quote that is never closed, and a row it refuses for text after a closing quote is read
+    again from its own lines by the lenient parser (as before strict parsing)."""
+
+    def __init__(self, lines: Iterable[str]):
+        self._lines = iter(lines)
+        self.taken: list[str] = []
+
+    def __iter__(self) -> _Taken:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.taken.append(line)
+        return line
+
+
+def without_bom(line: bytes) -> bytes:
+    """A line without the UTF-8 byte order mark some editors put at a file's start."""
+    return line[len(BOM) :] if line.startswith(BOM) else line
 
 
 def parse_json_line(number: int, line: bytes) -> dict[str, Any] | Skipped:
-    """One JSON Lines record: the object, or a :class:`Skipped` naming the problem."""
+    """One JSON Lines record: the object, or a :class:`Skipped` naming the problem. A byte
+    order mark before it (some editors start a file with one) is not part of it: every
+    surface that reads JSON Lines (local, Spark, evaluation) parses lines here."""
+    line = without_bom(line)
     try:
         row = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
@@ -349,8 +370,6 @@ class RecordReader:
     def json_items(self, lines: Iterable[tuple[int, bytes]]) -> Iterator[Record | Skipped]:
         """Numbered JSON Lines judged one at a time (blank lines are neither record nor skip)."""
         for number, line in lines:
-            if number == 1:
-                line = without_bom(line)
             if not line.strip():
                 continue
             row = parse_json_line(number, line)
@@ -365,7 +384,8 @@ class RecordReader:
             handle = io.TextIOWrapper(  # utf-8-sig: a byte order mark (Excel's) is not a column
                 raw, encoding="utf-8-sig", errors="surrogateescape", newline=""
             )
-            reader = csv.reader(handle, delimiter=delimiter, strict=True)
+            lines = _Taken(handle)
+            reader = csv.reader(lines, delimiter=delimiter, strict=True)
             try:
                 header = next(reader)
             except StopIteration:
@@ -387,17 +407,22 @@ class RecordReader:
             width = len(header)
             number = 0
             while True:
+                lines.taken.clear()
                 try:
                     values = next(reader)
                 except StopIteration:
                     return
                 except csv.Error as exc:
-                    number += 1
                     if "unexpected end of data" in str(exc):  # a quote never closed
-                        yield self.bad(number, None, "unclosed_quote", UNCLOSED_QUOTE)
+                        yield self.bad(number + 1, None, "unclosed_quote", UNCLOSED_QUOTE)
                         return
-                    yield self.bad(number, None, "malformed_row", f"malformed row ({exc})")
-                    continue
+                    # text after a closing quote (1,"abc"def): read as the lenient parser does
+                    lenient = csv.reader(lines.taken, delimiter=delimiter, strict=False)
+                    values = next(lenient, None)
+                    if values is None:
+                        number += 1
+                        yield self.bad(number, None, "malformed_row", f"malformed row ({exc})")
+                        continue
                 number += 1
                 if not values:
                     number -= 1

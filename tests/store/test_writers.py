@@ -171,12 +171,11 @@ def test_a_store_is_never_written_into_another_applications_database(tmp_path):
     conn.execute("CREATE TABLE orders (id INTEGER)")
     conn.commit()
     conn.close()
+    before = path.read_bytes()
     with pytest.raises(ConfigError, match=r"a database of something else \(tables: orders\)"):
         open_store(f"sqlite:///{path}")
-    conn = sqlite3.connect(path)
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
-    conn.close()
-    assert names == ["orders"]
+    assert path.read_bytes() == before  # not a byte changed (journal mode included)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.db"]  # no lock file beside it
     open_store(f"sqlite:///{tmp_path}/new.db").close()  # a new file, or an empty one, is a store
     (tmp_path / "empty.db").touch()
     open_store(f"sqlite:///{tmp_path}/empty.db").close()

@@ -95,6 +95,10 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
         from ..parallel import resolve_workers
 
         resolve_workers(args.workers)
+    if args.method is not None:  # the options too, where the method is known without the store
+        from ..methods import create
+
+        create(args.method, **detector_options(args))
     store = open_store_for(args, read_only=read_only)
     if args.method is None:
         args.method = stored_method(store) or DEFAULT_METHOD

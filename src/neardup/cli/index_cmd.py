@@ -191,12 +191,18 @@ def run_query(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    """Delete documents through the detector: a kept document's duplicates are decided again
-    (:meth:`neardup.online.Detector.remove`), as the service does. A store that does not exist
+    """Delete documents. A kept document with stored duplicates goes through the detector,
+    which decides them again as the service's DELETE does (so the store's options and
+    ``--tables`` are needed then); the others are deleted directly. A store that does not exist
     is an error, not a new empty store."""
     open_store_for(args, read_only=True).close()  # exists, and is a neardup store
-    detector = open_detector(args)
-    missing = [i for i in args.ids if not detector.remove(i)]
+    store = open_store_for(args)
+    if not any(store.duplicates_of(i) for i in args.ids):
+        missing = [i for i in args.ids if not store.delete(i)]
+    else:
+        store.close()  # the detector opens its own (one writer per SQLite file)
+        detector = open_detector(args)
+        missing = [i for i in args.ids if not detector.remove(i)]
     for i in missing:
         print(f"neardup: no document with id {i!r}", file=sys.stderr)
     return 1 if missing else 0

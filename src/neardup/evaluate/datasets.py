@@ -32,7 +32,6 @@ from ..readers import (
     open_binary,
     parse_json_line,
     split_suffix,
-    without_bom,
 )
 
 KINDS = ("pairs", "clusters")
@@ -76,8 +75,6 @@ def _rows(path: Path, bad: _Problems | None = None) -> Iterator[tuple[int, dict[
     if fmt == "jsonl":
         with open_binary(path) as f:
             for number, line in enumerate(f, 1):
-                if number == 1:
-                    line = without_bom(line)
                 if not line.strip():
                     continue
                 row = parse_json_line(number, line)

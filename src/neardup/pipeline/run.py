@@ -26,7 +26,7 @@ from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..dedup import DedupResult, cluster_result, dedup_with
 from ..errors import ConfigError, OutputError
 from ..inputs import STDIN, Inputs
-from ..kept import lines_of, per_input_name, single_name, write_jsonl, write_single
+from ..kept import KEPT_DIR, lines_of, per_input_name, single_name, write_jsonl, write_single
 from ..memory import batch_collection, release_free_memory
 from ..methods import create
 from ..parallel import resolve_workers
@@ -44,6 +44,7 @@ from .outputs import (
     REPORT,
     REPORT_DATA,
     STAGE_PREFIX,
+    SUMMARY,
     TABLES_FILE,
     prepare_output,
     publish,
@@ -57,6 +58,18 @@ from .summary import Kept, build_summary, reference_summary
 
 KEPT_MODES = ("per-input", "single", "-")
 REFERENCE_SKIPPED = "reference_skipped.jsonl"  # the --against reference's bad records
+OUTPUT_FILES = frozenset(
+    {
+        "clusters.csv",
+        "pairs.csv",
+        "skipped.jsonl",
+        REFERENCE_SKIPPED,
+        SUMMARY,
+        REPORT,
+        REPORT_DATA,
+        TABLES_FILE,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -153,9 +166,10 @@ def open_inputs(args: DedupOptions, specs: list[str], spool) -> Inputs:
 
 
 def refuse_inputs_in_output(output: str, parts: list[Any], spool: Path | None) -> None:
-    """An input file inside the output directory could be replaced by an output of the same
-    name (``kept.jsonl``, ``clusters.csv``), and the next run would read the outputs as input:
-    refused, naming it (standard input, spooled there, is not an input file)."""
+    """An input that is one of the run's outputs (``kept.jsonl``, ``clusters.csv``, anything
+    under ``kept/``... in the output directory) would be replaced by it, and a later run that
+    reads the folder would read the outputs as input: refused, naming it (standard input,
+    spooled there, is not an input file). Other inputs may live in the output directory."""
     out = Path(output).resolve()
     spooled = spool.resolve() if spool is not None else None
     for part in parts:
@@ -163,12 +177,20 @@ def refuse_inputs_in_output(output: str, parts: list[Any], spool: Path | None) -
             path = Path(reader.path).resolve()
             if spooled is not None and path.is_relative_to(spooled):
                 continue
-            if path.is_relative_to(out):
+            if path.is_relative_to(out) and _is_output_name(path.relative_to(out)):
                 raise ConfigError(
-                    f"the input {reader.source} is inside the output directory {output}: an "
-                    "output could replace it, and a later run would read the outputs as input; "
-                    "choose another output directory (-o)"
+                    f"the input {reader.source} is an output of a run into {output} (a run "
+                    "would replace it, and read its outputs as input); choose another output "
+                    "directory (-o) or move the file"
                 )
+
+
+def _is_output_name(relative: Path) -> bool:
+    """Whether a path inside the output directory is one a run writes."""
+    parts = relative.parts
+    if len(parts) > 1:
+        return parts[0] == KEPT_DIR
+    return parts[0] in OUTPUT_FILES or parts[0].startswith("kept.")
 
 
 def check_against(args: DedupOptions) -> None:
@@ -251,10 +273,13 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out,
 
 
 def _cannot_write(exc: OSError, stage: Path, out: Path) -> str:
-    """Which output could not be written and why (the staging folder named as the output
-    folder it stands for)."""
-    name = str(exc.filename or out).replace(str(stage), str(out))
+    """Which file could not be written (the staging folder named as the output folder it
+    stands for) — or read: the kept records are copied from the inputs — and why."""
     reason = exc.strerror or str(exc)
+    name = str(exc.filename) if exc.filename else None
+    if name is not None and not Path(name).resolve().is_relative_to(stage.resolve()):
+        return f"cannot read {name} ({reason}); the run is not published (no summary.json)"
+    name = str(out) if name is None else name.replace(str(stage), str(out))
     return f"cannot write {name} ({reason}); the run is not published (no summary.json)"
 
 

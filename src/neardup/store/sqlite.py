@@ -38,11 +38,10 @@ class SqliteStore(SqlStore):
                 parent = Path(path).expanduser().resolve().parent
                 if not parent.is_dir():
                     raise ConfigError(f"{url}: the folder {parent} does not exist")
+                _refuse_foreign(url, path)  # before the lock and the journal mode touch it
                 self._writer_lock = _lock_writer(url, path)
             conn = _open_writable(url, path, synchronous)
         try:
-            if not read_only:
-                _refuse_foreign(url, conn)
             super().__init__(url, conn, read_only=read_only)
         except BaseException:
             self.close()
@@ -80,18 +79,31 @@ def _open_writable(url: str, path: str, synchronous: str) -> sqlite3.Connection:
         raise ConfigError(f"{url}: cannot open the SQLite database ({exc})") from None
 
 
-def _refuse_foreign(url: str, conn: sqlite3.Connection) -> None:
+def _refuse_foreign(url: str, path: str) -> None:
     """A database that holds other tables and none of a store's is someone else's file: a
-    store is written to a new file (or an empty one), never into another application's."""
-    try:
-        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-    except sqlite3.Error as exc:
-        conn.close()
-        raise ConfigError(f"{url}: cannot read the SQLite database ({exc})") from None
+    store is written to a new file (or an empty one), never into another application's — which
+    is looked at read-only, before anything (a lock file, the journal mode) changes it."""
+    file = Path(path)
+    if not file.is_file() or file.stat().st_size == 0:
+        return
+    rows = None
+    for flags in ("mode=ro", "mode=ro&immutable=1"):  # a WAL file on read-only media: immutable
+        try:
+            conn = sqlite3.connect(f"{file.resolve().as_uri()}?{flags}", uri=True)
+            try:
+                rows = conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'"
+                ).fetchall()
+            finally:
+                conn.close()
+            break
+        except sqlite3.Error:
+            continue
+    if rows is None:
+        return  # unreadable: opening it for writing says why
     tables = sorted(r[0] for r in rows if not r[0].startswith("sqlite_"))
     if tables and not set(tables) & set(TABLES):
         shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
-        conn.close()
         raise ConfigError(
             f"{url} is a database of something else (tables: {shown}), not a neardup store; "
             "a store takes a file of its own: name a new file"
