@@ -102,6 +102,13 @@ def test_clear_errors():
         dedup_frame(pa.table({"text": [1, 2]}))
     with pytest.raises(ConfigError, match="pyarrow Table, a pandas or a polars DataFrame"):
         dedup_frame([{"text": "x"}])
+    with pytest.raises(InputError, match=r"row 2 has an empty text"):
+        dedup_frame(pa.table({"text": ["一段文字", "另一段", "  "]}))
+    two = ["今天天气很好，适合出门散步。", "完全不同的一句话。"]
+    with pytest.raises(InputError, match=r"id 'a' is used twice \(rows 0 and 1\)"):
+        dedup_frame(pa.table({"text": two, "id": ["a", "a"]}), id="id")
+    with pytest.raises(InputError, match=r"1 row\(s\) have no id \(null\), the first is row 0"):
+        dedup_frame(pa.table({"text": two, "id": [None, "b"]}), id="id")
 
 
 def test_missing_extra_names_it(monkeypatch):

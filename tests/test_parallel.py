@@ -148,10 +148,12 @@ def test_dedup_workers_write_identical_outputs(tmp_path):
 
 def test_workers_are_checked(tmp_path, capsys):
     assert resolve_workers(None) >= 1 and resolve_workers(0) == resolve_workers(None)
-    assert resolve_workers(3) == 3
-    for bad in (-1, 1.5, True):
+    assert resolve_workers(3) == 3 and resolve_workers(np.int64(2)) == 2
+    for bad in (-1, 1.5, True, False, "2"):
         with pytest.raises(ConfigError, match="number of threads"):
             resolve_workers(bad)
+    with pytest.raises(ConfigError, match="at most 1024 threads"):
+        resolve_workers(100_000)
     code = main(["dedup", str(SAMPLE), "-o", str(tmp_path / "o"), "--workers", "-2"])
     assert code == 2 and "workers=-2" in capsys.readouterr().err
 

@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 import neardup
 
 
@@ -88,3 +90,59 @@ def test_every_exception_is_in_the_one_tree():
         c for _, c in inspect.getmembers(errors, inspect.isclass) if c.__module__ == errors.__name__
     ]
     assert len(tree) >= 8 and all(issubclass(c, NeardupError) for c in tree)
+
+
+def test_texts_of_the_wrong_shape_or_kind_are_input_errors():
+    import numpy as np
+
+    from neardup import dedup_texts
+    from neardup.errors import InputError
+
+    for wrong in ("abc def", {"a": "same text"}, {"same text"}):
+        with pytest.raises(InputError, match="must be a sequence of strings"):
+            dedup_texts(wrong)
+    with pytest.raises(InputError, match=r"texts\[1\] is a NoneType, not a str"):
+        dedup_texts(["a text", None])
+    texts = ["今天天气很好，适合出门散步。", "今天天气很好，适合出门散步！", "完全不同的一句话。"]
+    expected = dedup_texts(texts).clusters.representative.tolist()
+    for shape in (iter(texts), tuple(texts), np.array(texts)):
+        assert dedup_texts(shape).clusters.representative.tolist() == expected
+    empty = dedup_texts([], keep="longest", clusters="components")
+    assert len(empty.clusters.cluster_id) == 0
+
+
+def test_hamming_distance_reads_signed_fingerprints_as_their_bits():
+    import numpy as np
+
+    from neardup import hamming_distance
+    from neardup.simhash import hamming_distances
+
+    for a, b in ((-1, 0), (-(2**63), 1), (2**64 - 1, 5)):
+        bits = np.array([a], np.int64).view(np.uint64) if a < 0 else np.array([a], np.uint64)
+        assert hamming_distance(a, b) == int(hamming_distances(bits, np.array([b], np.uint64))[0])
+    with pytest.raises(ValueError, match="not a 64-bit fingerprint"):
+        hamming_distance(2**64, 0)
+
+
+def test_detector_refuses_ids_and_settings_it_would_misread():
+    from neardup.errors import ConfigError, InputError
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    det = Detector(store=open_store("memory://"))
+    for call in (
+        lambda: det.add(5, "一段文字"),
+        lambda: det.remove(5),
+        lambda: det.get(None),
+        lambda: det.add_many({"ab": "一段文字"}),
+        lambda: det.check_many("一段文字"),
+    ):
+        with pytest.raises(InputError):
+            call()
+    for settings in ({"max_matches": 0}, {"max_matches": 2.5}):
+        with pytest.raises(ConfigError, match="max_matches"):
+            Detector(store=open_store("memory://"), **settings)
+    with pytest.raises(ConfigError, match="open_store"):
+        Detector(store="memory://")
+    with pytest.raises(InputError, match=r"nowhere/common_grams\.npz"):  # a path is loaded
+        Detector(store=open_store("memory://"), tables="nowhere/common_grams.npz")

@@ -270,6 +270,8 @@ def cluster_pairs(
         if lengths is None or len(lengths) != n:
             raise ConfigError("keep='longest' needs the text length of every document")
         lengths = np.asarray(lengths, np.int64)
+        if not n:
+            return Clusters(np.empty(0, np.int64), np.empty(0, np.int64))
         # per cluster: longest first, then earliest position
         order = np.lexsort((np.arange(n), -lengths, cluster_id))
         sorted_cid = cluster_id[order]

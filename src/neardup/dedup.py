@@ -22,7 +22,7 @@ from .cluster import (
     greedy_representatives,
     processing_order,
 )
-from .errors import ConfigError
+from .errors import ConfigError, InputError
 from .memory import batch_collection
 from .methods import DEFAULT_METHOD, Method, create
 from .pairs import METHODS, PairSet, method_code
@@ -266,6 +266,27 @@ def linked_result(
     return DedupResult(method_name, pairs, found, dist, sim, code, {}, fingerprints)
 
 
+def text_list(texts: Any) -> Sequence[str]:
+    """``texts`` as a sequence of strings, checked: a ``str``, a dict or a set is refused (it
+    would be read as characters, keys or in no order); the first item that is not a ``str``
+    is named with its position."""
+    if isinstance(texts, (str, bytes, dict, set, frozenset)):
+        raise InputError(
+            f"texts must be a sequence of strings (a list), not a {type(texts).__name__}"
+        )
+    if hasattr(texts, "to_pylist"):  # an Arrow array or chunked array
+        texts = texts.to_pylist()
+    elif not isinstance(texts, Sequence) or hasattr(texts, "iloc"):  # iterables, pandas
+        texts = list(texts)
+    if all(type(t) is str for t in texts):
+        return texts
+    bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
+    if bad is not None:
+        what = f"{texts[bad]!r}"[:60]
+        raise InputError(f"texts[{bad}] is a {type(texts[bad]).__name__}, not a str: {what}")
+    return [str(t) for t in texts]  # subclasses (NumPy's str_) as plain strings
+
+
 def dedup_texts(
     texts: Sequence[str],
     *,
@@ -276,11 +297,13 @@ def dedup_texts(
     workers: int | None = None,
     **method_options: Any,
 ) -> DedupResult:
-    """Deduplicate ``texts`` with the named method (options: the fields of its config) on
-    ``workers`` threads (default: every core; the result does not depend on it)."""
+    """Deduplicate ``texts`` (a sequence of strings; any other iterable of them, an Arrow
+    array or a pandas Series is taken as a list) with the named method (options: the fields of
+    its config) on ``workers`` threads (default: every core; the result does not depend on
+    it). An item that is not a string is an ``InputError`` naming its position."""
     return dedup_with(
         create(method, **method_options),
-        texts,
+        text_list(texts),
         keep=keep,
         lengths=lengths,
         clusters=clusters,

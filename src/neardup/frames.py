@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .arrowcols import flags, numbers, strings
 from .dedup import DedupResult, dedup_texts
@@ -191,13 +192,39 @@ def _texts(table: pa.Table, name: str) -> list[str]:
             "fill or drop them first",
             source=f"column {name!r}",
         )
-    return column.to_pylist()
+    texts = column.to_pylist()
+    blank = next((k for k, t in enumerate(texts) if not t or t.isspace()), None)
+    if blank is not None:  # the command skips them (empty_text); a frame keeps every row
+        raise InputError(
+            f"row {blank} has an empty text (or only white space), which `neardup dedup` "
+            "skips; drop such rows first",
+            source=f"column {name!r}",
+        )
+    return texts
 
 
 def _ids(table: pa.Table, name: str | None) -> pa.Array:
+    """The id column: no null, no id twice (``representative_id`` must name one row)."""
     if name is None:
         return pa.array(np.arange(table.num_rows, dtype=np.int64))
-    return _column(table, name, "id").combine_chunks()
+    ids = _column(table, name, "id").combine_chunks()
+    if ids.null_count:
+        first = int(np.flatnonzero(ids.is_null().to_numpy(zero_copy_only=False))[0])
+        raise InputError(
+            f"{ids.null_count} row(s) have no id (null), the first is row {first}",
+            source=f"column {name!r}",
+        )
+    if pc.count_distinct(ids).as_py() < len(ids):
+        seen: dict[Any, int] = {}
+        for row, value in enumerate(ids.to_pylist()):
+            if value in seen:
+                raise InputError(
+                    f"id {value!r} is used twice (rows {seen[value]} and {row}): "
+                    "representative_id would not name one row",
+                    source=f"column {name!r}",
+                )
+            seen[value] = row
+    return ids
 
 
 def _with_columns(frame: Any, kind: str, table: pa.Table, added: dict[str, pa.Array]) -> Any:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from dataclasses import replace as with_fields
+from os import PathLike
 from typing import Any
 
 from .config import FINGERPRINT_VERSION
@@ -112,9 +113,15 @@ class Detector:
         max_matches: int = 20,
         **more_options: Any,
     ):
-        if method not in DETECTOR_METHODS:
+        if not isinstance(method, str) or method not in DETECTOR_METHODS:
             raise ConfigError(
                 f"method={method!r} cannot run online; choose one of {', '.join(DETECTOR_METHODS)}"
+            )
+        if isinstance(max_matches, bool) or not isinstance(max_matches, int) or max_matches < 1:
+            raise ConfigError(f"max_matches={max_matches!r} must be a whole number of at least 1")
+        if isinstance(store, (str, bytes, PathLike)):
+            raise ConfigError(
+                f"store={store!r} is a URL, not a store: open one with neardup.store.open_store"
             )
         options = {**(options or {}), **more_options}
         self.method_name = method
@@ -220,6 +227,7 @@ class Detector:
 
     def _item(self, doc_id: str, text: str) -> _Item:
         """A document the caller sent, checked before it is queued."""
+        _check_id(doc_id)
         if not isinstance(text, str):
             raise InputError(f"the text of document {doc_id!r} is a {type(text).__name__}")
         for what, value in (("id", doc_id), ("text", text)):
@@ -305,6 +313,7 @@ class Detector:
     def check_many(self, texts: Sequence[str]) -> list[CheckResult]:
         """Each text's answer as :meth:`check` gives it (nothing is inserted, so the texts are
         not compared with each other); prepared in one call."""
+        _refuse_non_sequence(texts, "texts", "a list of strings")
         prepared = self._prepare([self._item("", text) for text in texts])
         with self._lock:
             self._catch_up()
@@ -338,7 +347,8 @@ class Detector:
     ) -> Future:
         """:meth:`add_many` without waiting: a future of its results (``asyncio.wrap_future``
         awaits it). Invalid documents raise here, before anything is queued."""
-        checked = [self._item(str(doc_id), text) for doc_id, text in items]
+        _refuse_non_sequence(items, "items", "a list of (id, text) pairs")
+        checked = [self._item(doc_id, text) for doc_id, text in items]
         _refuse_repeated_ids(checked)
         return self._commits.submit_future((checked, replace, checkpoint))
 
@@ -483,8 +493,9 @@ class Detector:
             self._changed.add(doc_id)
 
     def remove(self, doc_id: str) -> bool:
-        """Delete a stored document; a kept one's duplicates are decided again
-        (:meth:`_decide_again`) in the same transaction."""
+        """Delete a stored document; a kept one's duplicates are decided again, oldest first,
+        in the same transaction."""
+        _check_id(doc_id)
         with self._lock:
             touched = {doc_id}
             try:
@@ -517,6 +528,7 @@ class Detector:
         self.store.close()
 
     def get(self, doc_id: str):
+        _check_id(doc_id)
         return self.store.get(doc_id)
 
     def __contains__(self, doc_id: str) -> bool:
@@ -537,6 +549,19 @@ class Detector:
             "duplicates_inserted_since_start": self._duplicates,
             "duplicates_not_stored_since_start": self._not_stored,
         }
+
+
+def _check_id(doc_id: Any) -> None:
+    """An id is a string: ``5`` and ``"5"`` would be one row in an SQL store and two keys here."""
+    if not isinstance(doc_id, str):
+        raise InputError(f"a document id must be a string, not {type(doc_id).__name__} {doc_id!r}")
+
+
+def _refuse_non_sequence(items: Any, name: str, wanted: str) -> None:
+    """A str, a dict or a set where a list is wanted is a mistake: iterating it gives
+    characters, keys or an arbitrary order, never the caller's documents."""
+    if isinstance(items, (str, bytes, dict, set, frozenset)):
+        raise InputError(f"{name} must be {wanted}, not a {type(items).__name__}")
 
 
 def _refuse_repeated_ids(items: list[_Item]) -> None:

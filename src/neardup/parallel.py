@@ -8,6 +8,7 @@ identical for every worker count.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -32,7 +33,11 @@ MAX_WORKERS = 1024
 
 def resolve_workers(workers: int | None) -> int:
     """The number of threads for ``workers``: ``None`` or 0 means every available core."""
-    if workers is None or workers == 0:
+    if workers is None:
+        return available_cores()
+    if not isinstance(workers, bool) and hasattr(workers, "__index__"):
+        workers = operator.index(workers)  # NumPy's integers too
+    if workers == 0 and not isinstance(workers, bool):
         return available_cores()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
         raise ConfigError(

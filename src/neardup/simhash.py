@@ -51,8 +51,13 @@ def hash_features(features: Sequence[str]) -> np.ndarray:
 
 
 def hamming_distance(a: int, b: int) -> int:
-    """Number of differing bits between two unsigned 64-bit fingerprints."""
-    return (int(a) ^ int(b)).bit_count()
+    """Number of differing bits between two 64-bit fingerprints (a signed one, as SQL stores
+    hold them, is read as its unsigned bits, as :func:`hamming_distances` reads it)."""
+    mask = (1 << 64) - 1
+    for value in (a, b):
+        if not -(1 << 63) <= int(value) <= mask:
+            raise ValueError(f"{value!r} is not a 64-bit fingerprint")
+    return ((int(a) & mask) ^ (int(b) & mask)).bit_count()
 
 
 def hamming_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import os
 from typing import Any
 
 from ..errors import ConfigError
@@ -85,7 +86,8 @@ def config_fields(name: str) -> set[str]:
 
 
 def create(name: str, *, tables: Any = None, **options: Any) -> Method:
-    """Build the method ``name`` from keyword options (fields of its config class).
+    """Build the method ``name`` from keyword options (fields of its config class);
+    ``tables``: frozen common-gram tables, or the path of the file a run wrote.
 
     >>> create("simhash", max_distance=4).config.max_distance
     4
@@ -99,6 +101,10 @@ def create(name: str, *, tables: Any = None, **options: Any) -> Method:
             f"{', '.join(sorted(fields))}"
         )
     config = cfg_cls(**typed_options(cfg_cls, options))
+    if isinstance(tables, (str, os.PathLike)):  # the file a run wrote (OUTDIR/common_grams.npz)
+        from .auto import CommonGrams
+
+        tables = CommonGrams.load(tables)
     if tables is not None:
         if name not in _TABLES:
             raise ConfigError(f"method {name!r} takes no fitted tables")

@@ -178,6 +178,13 @@ class NgramOnline(_TextIndex):
 
     def __init__(self, method: Any):
         super().__init__(method)
+        if method.config.sketch is not None:
+            raise ConfigError(
+                "ngram's sketch= samples each text's keys in batch runs only: the online "
+                "detector uses every key of a text; leave sketch unset online"
+            )
+        # no posting cap: batch drops a key held by more than max_posting texts of the whole
+        # corpus, which a stream cannot know; online finds those pairs too
         self.keys = NgramIndex(key_length=method.config.key_length, max_posting=None)
 
     def prepare_many(self, texts: Sequence[str]) -> list[Doc]:

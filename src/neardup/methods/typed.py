@@ -62,6 +62,8 @@ def _in_range(name: str, value: Any, kind: type) -> Any:
         raise ConfigError(f"option {name}={_shown(value)} must be a finite number")
     if kind in (int, float) and value < 0:
         raise ConfigError(f"option {name}={_shown(value)} must not be negative")
+    if kind is int and value >= 1 << 62:  # a count the compiled kernels hold in 64 bits
+        raise ConfigError(f"option {name}={_shown(value)} is too large")
     return float(value) if kind is float else value
 
 
