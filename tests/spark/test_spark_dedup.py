@@ -247,6 +247,37 @@ def test_bad_records_skipped_and_counted_like_local(spark, tmp_path, corpus_text
     assert [r["reason"] for r in records] == [r["reason"] for r in local_skipped]
 
 
+def test_line_ends_and_a_byte_order_mark_are_read_as_locally(spark, tmp_path, corpus_texts):
+    """Lines end at "\n" alone: a "\r" inside a line (JSON whitespace) does not cut it, and
+    "\r\n" stays in the kept records, byte for byte as locally (a leading byte order mark is
+    read past alike; Hadoop's line reader drops it from the kept file)."""
+    lines = [orjson.dumps({"id": f"d{i}", "text": t}) for i, t in enumerate(corpus_texts[:40])]
+    lines[3] = lines[3][:-1] + b',\r"source": "x"}'  # a lone CR between two members
+    body = b"\xef\xbb\xbf" + b"".join(
+        line + (b"\r\n" if k % 2 else b"\n") for k, line in enumerate(lines)
+    )
+    source = tmp_path / "crlf.jsonl"
+    copy = orjson.dumps({"id": "copy", "text": corpus_texts[5]})
+    source.write_bytes(body + copy + b"\n")  # and one exact copy
+    local_out = _local(tmp_path, str(source), "--id-field", "id")
+    spark_out, _summary = _spark(spark, tmp_path, str(source), id_field="id")
+    _assert_same(local_out, spark_out)
+    parts = sorted(glob.glob(str(spark_out / "kept" / "part-*")))
+    spark_kept = b"".join(Path(f).read_bytes() for f in parts)
+    local_kept = (local_out / "kept.jsonl").read_bytes()
+    assert local_kept.startswith(b"\xef\xbb\xbf")  # Hadoop's line reader drops the mark
+    assert spark_kept == local_kept.removeprefix(b"\xef\xbb\xbf")
+
+
+def test_an_output_that_is_a_file_is_refused_before_the_job(tmp_path, capsys):
+    target = tmp_path / "outfile"
+    target.write_text("precious")
+    source = _write_jsonl(tmp_path / "c.jsonl", ["一段文字"])
+    assert main(["spark-dedup", source, "-o", str(target), "--quiet"]) == 2
+    assert "exists and is not a directory" in capsys.readouterr().err
+    assert target.read_text() == "precious"
+
+
 def test_bad_record_fails_naming_it(spark, tmp_path, corpus_texts):
     source = _write_jsonl(tmp_path / "c.jsonl", corpus_texts[:50], extra_lines=[b"{oops"])
     with pytest.raises(InputError, match=r"record 51"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..cluster import DISTRIBUTED_KEEP_RULES
@@ -42,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--tables",
         metavar="common_grams.npz",
-        help="auto: use this frozen common-gram table (one an earlier run wrote, a local file) "
-        "instead of fitting one on the input",
+        help="auto, paragraph: use this frozen common-gram table (one an earlier run wrote, a "
+        "local file) instead of fitting one on the input",
     )
     p.add_argument("--quiet", action="store_true", help="no stage messages")
     add_method_options(p)
@@ -75,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
             "use `neardup dedup` for it"
         )
 
+    if getattr(args, "partial", None):
+        raise ConfigError("--partial is a batch option of `neardup dedup`, not of spark-dedup")
+    local_out = args.output.removeprefix("file://")
+    if "://" not in local_out and os.path.exists(local_out) and not os.path.isdir(local_out):
+        raise ConfigError(f"{args.output} exists and is not a directory")  # before the job runs
     if args.tables is not None and args.method not in ("auto", "paragraph"):
         raise ConfigError(
             f"--tables is a common-gram table of the auto and paragraph methods, not of "
@@ -91,11 +97,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         if type(exc).__module__.split(".")[0] not in ("py4j", "pyspark"):
             raise
-        java = getattr(exc, "java_exception", None)
-        detail = (str(java.toString()) if java is not None else str(exc)).strip().splitlines()
-        raise NeardupError(
-            f"the Spark job failed: {detail[0] if detail else type(exc).__name__}"
-        ) from None
+        raise NeardupError(f"the Spark job failed: {_cause(exc)}") from None
     if not args.quiet:
         c = summary["counts"]
         print(
@@ -105,6 +107,22 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _cause(exc: Exception) -> str:
+    """The innermost Java exception's first line (what went wrong, not the stage that saw it),
+    with a hint for a truncated compressed input."""
+    java = getattr(exc, "java_exception", None)
+    while java is not None and java.getCause() is not None:
+        java = java.getCause()
+    lines = (str(java.toString()) if java is not None else str(exc)).strip().splitlines()
+    first = lines[0] if lines else type(exc).__name__
+    if "EOFException" in first:
+        first += (
+            " — a compressed input is truncated; Spark cannot read the records before the "
+            "break: `neardup dedup` reads them and counts the lost tail"
+        )
+    return first
 
 
 def _run_job(spark, args: argparse.Namespace, options: dict, tables) -> dict:

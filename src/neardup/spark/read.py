@@ -1,8 +1,9 @@
 """Reading the input on the cluster: records numbered as the local reader numbers them.
 
-JSON Lines (plain or Hadoop-compressed, e.g. ``.gz``/``.bz2``) are read as raw bytes with
-``textFile`` so that invalid UTF-8 is reported exactly as locally; a record's number is its
-line number (blank lines are counted and ignored, as locally). Parquet rows are numbered in
+JSON Lines (plain or Hadoop-compressed, e.g. ``.gz``/``.bz2``) are read as UTF-8 bytes with
+``textFile``, lines ending at "\n" alone (the session's record delimiter); Hadoop has already
+replaced bytes that are not UTF-8 with U+FFFD (docs/spark.md: where Spark differs); a record's
+number is its line number (blank lines are counted and ignored, as locally). Parquet rows are numbered in
 ``(file, row index)`` order. Every record comes out either as a document or as a skip with its
 reason, through :func:`neardup.readers.check_row`, the function the local reader uses.
 """

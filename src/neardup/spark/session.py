@@ -28,4 +28,8 @@ def spark_session(
         builder = builder.master(master)
     for key, value in (config or {}).items():
         builder = builder.config(key, str(value))
-    return builder.getOrCreate()
+    spark = builder.getOrCreate()
+    # lines end at "\n" alone, as the local reader cuts them (Hadoop's default also ends a line
+    # at a lone "\r", and drops the "\r" of "\r\n", which the kept records must keep)
+    spark.sparkContext._jsc.hadoopConfiguration().set("textinputformat.record.delimiter", "\n")
+    return spark

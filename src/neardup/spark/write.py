@@ -190,7 +190,9 @@ def write_outputs(
     import orjson
 
     out = output_path.rstrip("/")
-    for part in ("clusters", "kept", "skipped"):
+    # the old summary first: until the new one lands the folder reads as incomplete; and no
+    # table of an earlier run stays beside a run that fitted none
+    for part in ("summary.json", "common_grams.npz", "clusters", "kept", "skipped"):
         delete(spark, f"{out}/{part}")
     sc = spark.sparkContext
     if table.isEmpty():  # the header alone, as the local run writes it
