@@ -407,3 +407,26 @@ def test_after_random_writes_every_duplicate_names_a_kept_document(store_url):
     if not store_url.startswith("memory"):
         again.close()
     det.close()
+
+
+@pytest.mark.parametrize("method", ["auto", "simhash"])
+def test_a_representative_of_many_copies_is_deleted_as_if_never_stored(method):
+    """A kept post with hundreds of identical reposts, near copies and other texts among them:
+    after it is deleted, its duplicates are decided exactly as a detector that never stored it
+    decides them (the oracle: a second detector fed the same documents without it) — one
+    decision per distinct text, not one per repost."""
+    rng = random.Random(3)
+    near = [BASE.replace("抓好落实", w) for w in ("抓好落地", "抓紧落实", "狠抓落实")]
+    copies = [rng.choice([BASE] * 8 + near) for _ in range(400)]
+    docs = [(f"c{i}", t) for i, t in enumerate(copies)]
+    live = Detector(store=open_store("memory://"), method=method)
+    live.add("rep", BASE)
+    live.add_many(docs)
+    assert live.remove("rep")
+    oracle = Detector(store=open_store("memory://"), method=method)
+    oracle.add_many(docs)
+    assert _stored_state(live.store) == _stored_state(oracle.store)
+    for text in [BASE, *near]:
+        assert [m.id for m in live.check(text).matches] == [
+            m.id for m in oracle.check(text).matches
+        ]

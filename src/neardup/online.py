@@ -474,16 +474,42 @@ class Detector:
         if not stranded:
             return []
         self._within = False  # the index changes in a way a write group did not verify
-        docs = self.index.stored_docs(
-            [d.fingerprint for d in stranded], [d.payload for d in stranded]
+        # one decision per distinct text (a kept post can have thousands of identical reposts):
+        # the later copies of a text follow its first — its exact duplicates when it is kept
+        # (nothing else kept is an exact copy of it), its representative while nothing was
+        # kept since; only the first of each text is prepared and matched
+        first: dict[int, StoredDocument] = {}
+        for d in stranded:
+            first.setdefault(d.text_hash, d)
+        heads = list(first.values())
+        docs = dict(
+            zip(
+                (d.id for d in heads),
+                self.index.stored_docs([d.fingerprint for d in heads], [d.payload for d in heads]),
+                strict=True,
+            )
         )
+        decided: dict[int, tuple[str, bool, int]] = {}  # text -> (its representative or
+        # its kept copy, whether that copy was kept, documents kept here when it was decided)
+        kept = 0
         rows = []
-        for stored, doc in zip(stranded, docs, strict=True):
-            matches = self.index.matches(doc, exclude=stored.id)
-            rows.append(with_fields(stored, duplicate_of=matches[0].id if matches else None))
-            if not matches:
-                self.index.add(stored.id, doc)
-                self._indexed.add(stored.id)
+        for stored in stranded:
+            earlier = decided.get(stored.text_hash)
+            if earlier is not None and (earlier[1] or earlier[2] == kept):
+                rep: str | None = earlier[0]
+            else:
+                doc = (
+                    docs.get(stored.id)
+                    or self.index.stored_docs([stored.fingerprint], [stored.payload])[0]
+                )
+                matches = self.index.matches(doc, exclude=stored.id)
+                rep = matches[0].id if matches else None
+                if rep is None:
+                    self.index.add(stored.id, doc)
+                    self._indexed.add(stored.id)
+                    kept += 1
+                decided[stored.text_hash] = (rep or stored.id, rep is None, kept)
+            rows.append(with_fields(stored, duplicate_of=rep))
             touched.add(stored.id)
             self._note_change(stored.id)
         return rows
