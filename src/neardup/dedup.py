@@ -266,14 +266,18 @@ def linked_result(
     return DedupResult(method_name, pairs, found, dist, sim, code, {}, fingerprints)
 
 
+def refuse_unordered(items: Any, name: str, wanted: str) -> None:
+    """A str, a dict or a set where a sequence of documents is wanted is a mistake: iterating it
+    gives characters, keys or an arbitrary order, never the caller's documents."""
+    if isinstance(items, (str, bytes, dict, set, frozenset)):
+        raise InputError(f"{name} must be {wanted}, not a {type(items).__name__}")
+
+
 def text_list(texts: Any) -> Sequence[str]:
     """``texts`` as a sequence of strings, checked: a ``str``, a dict or a set is refused (it
     would be read as characters, keys or in no order); the first item that is not a ``str``
     is named with its position."""
-    if isinstance(texts, (str, bytes, dict, set, frozenset)):
-        raise InputError(
-            f"texts must be a sequence of strings (a list), not a {type(texts).__name__}"
-        )
+    refuse_unordered(texts, "texts", "a sequence of strings (a list)")
     if hasattr(texts, "to_pylist"):  # an Arrow array or chunked array
         texts = texts.to_pylist()
     elif not isinstance(texts, Sequence) or hasattr(texts, "iloc"):  # iterables, pandas

@@ -28,6 +28,7 @@ from os import PathLike
 from typing import Any
 
 from .config import FINGERPRINT_VERSION
+from .dedup import refuse_unordered
 from .errors import (
     ConfigError,
     DocumentConflictError,
@@ -313,7 +314,7 @@ class Detector:
     def check_many(self, texts: Sequence[str]) -> list[CheckResult]:
         """Each text's answer as :meth:`check` gives it (nothing is inserted, so the texts are
         not compared with each other); prepared in one call."""
-        _refuse_non_sequence(texts, "texts", "a list of strings")
+        refuse_unordered(texts, "texts", "a list of strings")
         prepared = self._prepare([self._item("", text) for text in texts])
         with self._lock:
             self._catch_up()
@@ -347,7 +348,7 @@ class Detector:
     ) -> Future:
         """:meth:`add_many` without waiting: a future of its results (``asyncio.wrap_future``
         awaits it). Invalid documents raise here, before anything is queued."""
-        _refuse_non_sequence(items, "items", "a list of (id, text) pairs")
+        refuse_unordered(items, "items", "a list of (id, text) pairs")
         checked = [self._item(doc_id, text) for doc_id, text in items]
         _refuse_repeated_ids(checked)
         return self._commits.submit_future((checked, replace, checkpoint))
@@ -581,13 +582,6 @@ def _check_id(doc_id: Any) -> None:
     """An id is a string: ``5`` and ``"5"`` would be one row in an SQL store and two keys here."""
     if not isinstance(doc_id, str):
         raise InputError(f"a document id must be a string, not {type(doc_id).__name__} {doc_id!r}")
-
-
-def _refuse_non_sequence(items: Any, name: str, wanted: str) -> None:
-    """A str, a dict or a set where a list is wanted is a mistake: iterating it gives
-    characters, keys or an arbitrary order, never the caller's documents."""
-    if isinstance(items, (str, bytes, dict, set, frozenset)):
-        raise InputError(f"{name} must be {wanted}, not a {type(items).__name__}")
 
 
 def _refuse_repeated_ids(items: list[_Item]) -> None:

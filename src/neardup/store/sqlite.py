@@ -86,21 +86,14 @@ def _refuse_foreign(url: str, path: str) -> None:
     file = Path(path)
     if not file.is_file() or file.stat().st_size == 0:
         return
-    rows = None
-    for flags in ("mode=ro", "mode=ro&immutable=1"):  # a WAL file on read-only media: immutable
-        try:
-            conn = sqlite3.connect(f"{file.resolve().as_uri()}?{flags}", uri=True)
-            try:
-                rows = conn.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table'"
-                ).fetchall()
-            finally:
-                conn.close()
-            break
-        except sqlite3.Error:
-            continue
-    if rows is None:
+    try:
+        conn = _open_read_only(url, path)
+    except ConfigError:
         return  # unreadable: opening it for writing says why
+    try:
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    finally:
+        conn.close()
     tables = sorted(r[0] for r in rows if not r[0].startswith("sqlite_"))
     if tables and not set(tables) & set(TABLES):
         shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
