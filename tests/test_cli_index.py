@@ -140,8 +140,24 @@ def test_read_only_commands_work_on_read_only_media(tmp_path, capsys):
         assert row["duplicate"] and row["matches"][0]["id"] == "doc1"
         assert main(["index", "add", str(query), "--db", db, "--id-field", "id"]) == 2
         assert "read-only" in capsys.readouterr().err.lower()
+        assert _open_files_under(mount) == []  # every file the commands opened is closed
     finally:
         subprocess.run(["umount", str(mount)])
+
+
+def _open_files_under(folder) -> list[str]:
+    """The files this process holds open below ``folder`` (Linux: /proc/self/fd)."""
+    import os
+
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # the descriptor listdir itself used
+            continue
+        if target.startswith(f"{folder}/"):
+            found.append(target)
+    return found
 
 
 def test_a_store_keeps_its_method_when_none_is_given(tmp_path, capsys):

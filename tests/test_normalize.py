@@ -123,15 +123,42 @@ def test_cached_table_is_keyed_on_its_builder(tmp_path, monkeypatch):
     assert name == f"normtable-{digest.hexdigest()[:12]}-unicode{unicodedata.unidata_version}.npy"
 
 
+def test_derived_tables_are_keyed_on_the_contents_of_their_sources():
+    """The punctuation and readings tables are named by a digest of the bytes of the files
+    they are built from (not of the files' paths: an edited builder at the same place must not
+    find the old table)."""
+    import hashlib
+    import importlib
+    from pathlib import Path
+
+    from neardup import readings, simhash
+
+    norm = importlib.import_module("neardup.normalize")
+
+    def digest(*files) -> str:
+        h = hashlib.sha256()
+        for file in files:
+            h.update(Path(file).read_bytes())
+        return h.hexdigest()[:12]
+
+    assert norm.punctuation_digest() == digest(norm.__file__)
+    assert readings.sounds_digest() == digest(
+        readings.__file__, simhash.__file__, readings.READINGS_PATH
+    )
+
+
 def test_punctuation_table_is_cached_on_disk_and_equals_a_fresh_build(tmp_path, monkeypatch):
-    """The punctuation table is read from the disk cache once built there (a planted entry
-    shows it is read), equals a fresh build, and an unusable cache file is rebuilt."""
+    """Without a shipped table, the punctuation table is read from the disk cache once built
+    there (a planted entry shows it is read), equals a fresh build, and an unusable cache file
+    is rebuilt."""
     import importlib
 
+    from neardup import tablecache
     from neardup._normtable import DELETE
 
     norm = importlib.import_module("neardup.normalize")
     monkeypatch.setenv("NEARDUP_CACHE", str(tmp_path))
+    monkeypatch.setattr(tablecache, "SHIPPED", tmp_path / "none shipped")
     fresh = norm._marked_table()
     assert fresh[ord(",")] == DELETE and fresh[ord("a")] == ord("a")
     assert np.array_equal(norm._punctuation_table.__wrapped__(False), fresh)
@@ -145,11 +172,12 @@ def test_punctuation_table_is_cached_on_disk_and_equals_a_fresh_build(tmp_path, 
 
 
 def test_sound_table_is_cached_on_disk_and_equals_a_fresh_build(tmp_path, monkeypatch):
-    """The readings' hashes are read from the disk cache once built there (a planted entry
-    shows it), equal a fresh build, and an unusable file is rebuilt."""
-    from neardup import readings
+    """Without a shipped table, the readings' hashes are read from the disk cache once built
+    there (a planted entry shows it), equal a fresh build, and an unusable file is rebuilt."""
+    from neardup import readings, tablecache
 
     monkeypatch.setenv("NEARDUP_CACHE", str(tmp_path))
+    monkeypatch.setattr(tablecache, "SHIPPED", tmp_path / "none shipped")
     fresh = readings._sounds()
     keys, sounds = readings.sound_table.__wrapped__()
     assert np.array_equal(keys, fresh[0]) and np.array_equal(sounds, fresh[1])
@@ -165,6 +193,63 @@ def test_sound_table_is_cached_on_disk_and_equals_a_fresh_build(tmp_path, monkey
         else:
             np.save(cached, unusable)
         assert np.array_equal(readings.sound_table.__wrapped__()[1], fresh[1])
+
+
+def test_shipped_tables_equal_a_fresh_build_and_come_first(tmp_path, monkeypatch):
+    """Every table ships with the package for this Python's Unicode version (a fresh install
+    builds none), equals a fresh build, and is read before the disk cache; a table whose
+    builder changed (another digest) finds no shipped file and is built and cached."""
+    import importlib
+    import unicodedata
+
+    from neardup import _normtable, readings, tablecache
+
+    norm = importlib.import_module("neardup.normalize")
+    monkeypatch.setenv("NEARDUP_CACHE", str(tmp_path))
+    if not list(tablecache.SHIPPED.glob(f"table-*-unicode{unicodedata.unidata_version}.npz")):
+        pytest.skip(f"no tables shipped for Unicode {unicodedata.unidata_version}")
+    fresh = {
+        "normtable": _normtable.build_table(),
+        "punctuation": norm._marked_table(),
+        "sounds": readings._sounds(),
+    }
+    got = {
+        "normtable": _normtable.norm_table.__wrapped__(),
+        "punctuation": norm._punctuation_table.__wrapped__(False),
+        "sounds": np.stack(readings.sound_table.__wrapped__()),
+    }
+    digests = {
+        "normtable": _normtable.source_digest(),
+        "punctuation": norm.punctuation_digest(),
+        "sounds": readings.sounds_digest(),
+    }
+    for name, table in fresh.items():
+        stale = f"the shipped {name} table is stale: run python -m neardup.tablecache --ship"
+        assert tablecache.shipped_file(name, digests[name]).exists(), stale
+        assert np.array_equal(got[name], table) and got[name].dtype == table.dtype, stale
+    assert list(tmp_path.iterdir()) == []  # nothing built, nothing cached
+    built = tablecache.cached_array(
+        "normtable", "0" * 12, _normtable.build_table, usable=lambda t: t.shape == (0x110000,)
+    )
+    assert np.array_equal(built, fresh["normtable"])
+    assert [p.name for p in tmp_path.iterdir()] == [
+        tablecache.cache_file("normtable", "0" * 12).name
+    ]
+
+
+def test_shipped_tables_round_trip(tmp_path):
+    """The shipped form (differences of neighbours for per-code-point tables) reads back as
+    the array written, wrapping included."""
+    from neardup.tablecache import load_shipped, ship
+
+    for array in (
+        np.array([5, 0, 0xFFFFFFFF, 3, 0xFFFFFFFD], np.uint32),
+        np.arange(10, dtype=np.uint64).reshape(2, 5) * np.uint64(0x9E3779B97F4A7C15),
+    ):
+        path = tmp_path / "t.npz"
+        ship(path, array)
+        back = load_shipped(path)
+        assert back.dtype == array.dtype and np.array_equal(back, array)
 
 
 @given(

@@ -202,10 +202,8 @@ def _punctuation_table(fold: bool) -> np.ndarray:
     """Code point -> itself, or DELETE (punctuation, as ``_PUNCT``), or SPACE (white space as
     ``_WS``), or its simplified form (``fold``)."""
     from ._normtable import DELETE, cached_table
-    from .tablecache import digest_of
 
-    # this module's code holds the patterns and the builder
-    table = cached_table("punctuation", digest_of([__file__]), _marked_table).copy()
+    table = cached_table("punctuation", punctuation_digest(), _marked_table).copy()
     if fold:
         from .variants import _table as fold_table
 
@@ -213,6 +211,16 @@ def _punctuation_table(fold: bool) -> np.ndarray:
         keep = table[pairs[:, 1]] < DELETE  # targets are letters, never punctuation
         table[pairs[keep, 0]] = pairs[keep, 1]
     return table
+
+
+def punctuation_digest() -> str:
+    """What the punctuation table is built from: the contents of this module, which holds
+    the patterns and the builder."""
+    from pathlib import Path
+
+    from .tablecache import digest_of
+
+    return digest_of([Path(__file__)])
 
 
 def _marked_table() -> np.ndarray:

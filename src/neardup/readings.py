@@ -100,12 +100,19 @@ def sound_table() -> tuple[np.ndarray, np.ndarray]:
     """Token hashes of the characters with a reading, sorted, and the hash of each one's first
     (most common) reading, fuzzy (:func:`fuzzy`); cached on disk (:mod:`neardup.tablecache`,
     keyed by this module, the hashing module and the shipped readings)."""
-    from . import simhash
-    from .tablecache import cached_array, digest_of
+    from .tablecache import cached_array
 
-    digest = digest_of([__file__, simhash.__file__, READINGS_PATH])
-    both = cached_array("sounds", digest, _sounds, usable=_usable_sounds)
+    both = cached_array("sounds", sounds_digest(), _sounds, usable=_usable_sounds)
     return both[0], both[1]
+
+
+def sounds_digest() -> str:
+    """What :func:`sound_table` is built from: the contents of this module, of the hashing
+    module and of the shipped readings."""
+    from . import simhash
+    from .tablecache import digest_of
+
+    return digest_of([Path(__file__), Path(simhash.__file__), READINGS_PATH])
 
 
 def _sounds() -> np.ndarray:

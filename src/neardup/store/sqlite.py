@@ -110,6 +110,7 @@ def _open_read_only(url: str, path: str) -> sqlite3.Connection:
         raise ConfigError(f"{url}: no store at {file} (read-only commands never create one)")
     last: Exception | None = None
     for flags in ("mode=ro", "mode=ro&immutable=1"):
+        conn = None
         try:
             conn = sqlite3.connect(
                 f"{file.resolve().as_uri()}?{flags}", uri=True, check_same_thread=False
@@ -118,6 +119,8 @@ def _open_read_only(url: str, path: str) -> sqlite3.Connection:
             conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
             return conn
         except sqlite3.Error as exc:
+            if conn is not None:  # the failed attempt's file stays open until collected
+                conn.close()
             last = exc
     raise ConfigError(f"{url}: cannot open the SQLite database read-only ({last})")
 
