@@ -197,9 +197,12 @@ async def _in_thread(function, *args, **kwargs):
 def _add_service_routes(app: FastAPI, detector: Detector, guard: Guard, metrics: Metrics) -> None:
     """Health, Prometheus metrics and statistics."""
 
-    @app.api_route("/healthz", methods=["GET", "HEAD"])
+    @app.get("/healthz")
     def healthz() -> dict[str, Any]:
         return {"status": "ok", "documents": len(detector)}
+
+    # HEAD for load balancers; out of the schema, where it repeated GET's operation id
+    app.head("/healthz", include_in_schema=False)(healthz)
 
     @app.get("/metrics", include_in_schema=False)
     def prometheus() -> Response:
