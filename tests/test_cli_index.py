@@ -181,7 +181,8 @@ def test_a_store_keeps_its_method_when_none_is_given(tmp_path, capsys):
 
 
 def test_arguments_are_checked_before_a_store_is_created(tmp_path, capsys):
-    """A bad --workers, a missing input or a remove on no store leaves no store behind."""
+    """A bad --workers, a missing, empty or unreadable input or a remove on no store leaves no
+    store behind (a store created by a failed command would hold its method for the next)."""
     path = tmp_path / "in.jsonl"
     write(path, TEXTS[:4])
     db = tmp_path / "p.db"
@@ -191,7 +192,16 @@ def test_arguments_are_checked_before_a_store_is_created(tmp_path, capsys):
     assert main(["index", "remove", "x", "--db", url]) == 2
     assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--workers", "100000"]) == 2
     assert "at most 1024 threads" in capsys.readouterr().err
-    assert not db.exists()
+    empty, bad = tmp_path / "empty.jsonl", tmp_path / "bad.jsonl"
+    empty.write_bytes(b"")
+    bad.write_bytes(b"not json\n")
+    assert main(["index", "add", str(empty), "--db", url]) == 2
+    assert "holds no records" in capsys.readouterr().err
+    assert main(["index", "add", str(bad), "--db", url]) == 2  # its first record is unreadable
+    assert "record 1" in capsys.readouterr().err
+    assert not db.exists() and not (tmp_path / "p.db.lock").exists()
+    assert main(["index", "add", str(path), "--db", url, "--id-field", "id", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().err.splitlines()[-1])["inserted"] == 4
 
 
 def test_remove_decides_a_kept_documents_duplicates_again(tmp_path, capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from itertools import chain
 from pathlib import Path
 
 import orjson
@@ -80,9 +81,6 @@ def run_add(args: argparse.Namespace) -> int:
 
         raise ConfigError(f"--batch-size {args.batch_size} must be at least 1")
     reader = _records(args)  # a missing input is an error before any store is created
-    detector = open_detector(args)
-    name = "index-add:" + str(Path(args.input).resolve())
-    done = int(detector.store.get_checkpoint(name) or 0)
     counts = {
         "inserted": 0,
         "replaced": 0,
@@ -92,6 +90,11 @@ def run_add(args: argparse.Namespace) -> int:
         "skipped": 0,
         "already_done": 0,
     }
+    items = _reading(reader, counts)
+    first = next(items, None)  # an empty or unreadable input too: before a store is created
+    detector = open_detector(args)
+    name = "index-add:" + str(Path(args.input).resolve())
+    done = int(detector.store.get_checkpoint(name) or 0)
     batch: list[Record] = []
     last = done
     bar = progress(args.quiet, "indexing")
@@ -106,7 +109,7 @@ def run_add(args: argparse.Namespace) -> int:
     seen = 0
     reasons: dict[str, int] = {}  # skipped records by reason
     first_at: dict[str, int] = {}  # id -> record number: an id the file repeats is a bad record
-    for item in _reading(reader, counts):
+    for item in chain([] if first is None else [first], items):
         if isinstance(item, Record):
             item = _first_use(reader, item, first_at, counts)
         if item.number <= done:
