@@ -370,6 +370,31 @@ def test_an_input_that_is_an_output_of_the_run_is_refused(tmp_path, capsys):
     assert "is an output of a run into" in capsys.readouterr().err
 
 
+def test_a_directory_named_as_an_output_is_never_removed(tmp_path, capsys):
+    """A user's folder named pairs.csv (or kept.jsonl) in the output directory would have been
+    replaced by the output, with everything in it; the kept/ folder of an earlier run is
+    replaced as before, unless something not listed in that run's summary is in it."""
+    source = tmp_path / "a.jsonl"
+    source.write_bytes(b"".join(jsonl(8)))
+    out = tmp_path / "o"
+    for name in ("pairs.csv", "kept.jsonl"):
+        (out / name).mkdir(parents=True)
+        (out / name / "mine.txt").write_text("important")
+        assert main(["dedup", str(source), "-o", str(out), "--pairs"]) == 2
+        assert f"{name} is a directory that a run would replace" in capsys.readouterr().err
+        assert (out / name / "mine.txt").read_text() == "important"
+        (out / name / "mine.txt").rename(tmp_path / f"{name}.txt")
+        (out / name).rmdir()
+    other = tmp_path / "b.jsonl"
+    other.write_bytes(b"".join(jsonl(8)))
+    two = ["dedup", str(source), str(other), "-o", str(out)]
+    assert main(two) == 0 and main(two) == 0  # its own kept/ folder is replaced
+    (out / "kept" / "notes.txt").write_text("mine")
+    assert main(two) == 2
+    assert "kept is a directory" in capsys.readouterr().err
+    assert (out / "kept" / "notes.txt").read_text() == "mine"
+
+
 def test_a_quote_never_closed_is_a_lost_tail_not_a_silent_merge(tmp_path, capsys):
     path = tmp_path / "u.csv"
     path.write_text(

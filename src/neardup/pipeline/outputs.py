@@ -58,7 +58,36 @@ def prepare_output(path: str) -> Path:
         raise InputError(
             f"cannot write the output directory ({exc.strerror})", source=str(out)
         ) from None
+    refuse_foreign_directories(out)
     return out
+
+
+def refuse_foreign_directories(out: Path) -> None:
+    """A run replaces its outputs, and an output name that is a directory would go with all it
+    holds: refused unless it is the ``kept/`` folder of an earlier run, every file in it listed
+    in that run's summary."""
+    for name in sorted(OUTPUT_NAMES):
+        target = out / name
+        if not target.is_dir() or (name == KEPT_DIR and _earlier_runs(target, out)):
+            continue
+        raise InputError(
+            f"{name} is a directory that a run would replace with its output, and everything "
+            "in it would be lost; move it or choose another output directory (-o)",
+            source=str(out),
+        )
+
+
+def _earlier_runs(folder: Path, out: Path) -> bool:
+    """Whether every file under ``folder`` is one the summary in ``out`` lists."""
+    try:
+        listed = json.loads((out / SUMMARY).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return all(
+        path.relative_to(out).as_posix() in listed
+        for path in folder.rglob("*")
+        if not path.is_dir()
+    )
 
 
 def remove_leftovers(out: Path) -> None:
