@@ -137,7 +137,7 @@ def test_concurrent_near_duplicates_not_both_unique(tmp_path):
 
 def test_failed_commit_leaves_no_trace():
     class FailingStore(type(open_store("memory://"))):
-        def put_many(self, docs, *, checkpoint=None):
+        def put_many(self, docs, *, replacing=(), checkpoint=None):
             raise RuntimeError("disk full")
 
     det = Detector(store=FailingStore())

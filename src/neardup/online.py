@@ -373,7 +373,9 @@ class Detector:
                         _items, replace, checkpoint = request.work
                         touched: set[str] = set()
                         try:
-                            results, rows = self._decide(prepared, replace=replace, touched=touched)
+                            results, rows, stored = self._decide(
+                                prepared, replace=replace, touched=touched
+                            )
                         except StoreError:  # a storage failure fails the group
                             touched_all |= touched
                             raise
@@ -385,7 +387,7 @@ class Detector:
                             touched_all |= touched  # repaired with the group's below
                             raise
                         touched_all |= touched
-                        self.store.put_many(rows, checkpoint=checkpoint)
+                        self.store.put_many(rows, replacing=stored, checkpoint=checkpoint)
                         request.result = results
                     self._committed()
             except BaseException:
@@ -404,10 +406,14 @@ class Detector:
 
     def _decide(
         self, prepared: list[_Prepared], *, replace: bool, touched: set[str]
-    ) -> tuple[list[AddResult], list[StoredDocument]]:
-        """Each document in order: unchanged, conflict, duplicate or new; the index follows."""
+    ) -> tuple[list[AddResult], list[StoredDocument], set[str]]:
+        """Each document in order: unchanged, conflict, duplicate or new; the index follows.
+        Returns the results, the rows to write and the ids of those rows that replace stored
+        ones (the others must be new to the store: a writer unseen that stored one is a
+        conflict, not an overwrite)."""
         results: list[AddResult] = []
         pending: dict[str, StoredDocument] = {}  # the rows to write, by id (last version wins)
+        stored: set[str] = set()
         for p in prepared:
             old = self._hashes.get(p.doc_id)
             status = "inserted"
@@ -423,6 +429,7 @@ class Detector:
                         "send replace=true to replace it"
                     )
                 status = "replaced"
+                stored.add(p.doc_id)
                 touched.add(p.doc_id)
                 self._note_change(p.doc_id)
                 was_kept = p.doc_id in self._indexed
@@ -455,7 +462,8 @@ class Detector:
             if was_kept:  # its old text's duplicates: decided again, after its new text
                 for again in self._decide_again(p.doc_id, touched, pending):
                     pending[again.id] = again
-        return results, list(pending.values())
+                    stored.add(again.id)
+        return results, list(pending.values()), stored
 
     def _decide_again(
         self,
@@ -532,7 +540,8 @@ class Detector:
                     removed = self.store.delete(doc_id)
                     self._forget(doc_id)
                     if removed and kept:
-                        self.store.put_many(self._decide_again(doc_id, touched))
+                        again = self._decide_again(doc_id, touched)  # stored rows, rewritten
+                        self.store.put_many(again, replacing={d.id for d in again})
                     self._committed()
             except BaseException:
                 self._repair(touched)

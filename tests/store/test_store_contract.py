@@ -5,7 +5,7 @@ import threading
 import numpy as np
 import pytest
 
-from neardup.errors import ConfigError, IncompatibleIndexError
+from neardup.errors import ConfigError, DocumentConflictError, IncompatibleIndexError
 from neardup.store import StoredDocument, open_store, to_signed, to_unsigned
 
 
@@ -27,7 +27,10 @@ def test_put_get_delete_snapshot(store_url):
     assert snap.ids == ["d1", "d2", "d3"]
     assert snap.fingerprints.dtype == np.uint64 and int(snap.fingerprints[0]) == big
     assert s.delete("d2") and not s.delete("d2") and s.count() == 2
-    s.put_many([doc(1, fp=5)])  # replace: same id, new data, moves to the end
+    with pytest.raises(DocumentConflictError):  # a stored id is replaced only when named
+        s.put_many([doc(4), doc(1, fp=5)])
+    assert s.get("d1").fingerprint != 5 and s.get("d4") is None  # nothing of it written
+    s.put_many([doc(1, fp=5)], replacing={"d1"})  # replace: same id, new data, moves to the end
     assert s.get("d1").fingerprint == 5 and s.snapshot().ids == ["d3", "d1"]
     s.close()
 

@@ -34,8 +34,8 @@ class FailOnce:
     def __getattr__(self, name):
         return getattr(self.store, name)
 
-    def put_many(self, docs, *, checkpoint=None):
-        self.store.put_many(docs, checkpoint=checkpoint)
+    def put_many(self, docs, *, replacing=(), checkpoint=None):
+        self.store.put_many(docs, replacing=replacing, checkpoint=checkpoint)
         if self.armed:
             self.armed = False
             raise StoreError("injected failure before the commit")
@@ -163,6 +163,49 @@ def test_postgres_detectors_see_each_others_commits(pg_schema_url):
     assert one.check(OTHER).matches[0].id == "a" and len(one) == len(two) == 2
     one.close()
     two.close()
+
+
+@pytest.mark.postgres
+def test_a_commit_between_two_reads_of_the_changes_is_not_skipped(pg_schema_url):
+    """Another detector stores a document and deletes one while this one reads what changed
+    (between its statements, under read committed). Before, the deletion moved this detector
+    past the document, which it then took for new and overwrote with another text; now it
+    sees the document, and a write of another text under its id is a conflict."""
+    writer = Detector(store=open_store(pg_schema_url))
+    writer.add("old", OTHER)
+    reader = Detector(store=open_store(pg_schema_url))
+    execute = reader.store._execute
+    fired = []
+
+    def interleaved(sql, *args):
+        out = execute(sql, *args)
+        if "FROM neardup_documents WHERE seq >" in sql and not fired:
+            fired.append(sql)
+            writer.add("n1", STORY)  # acknowledged
+            writer.remove("old")
+        return out
+
+    reader.store._execute = interleaved
+    reader.check(STORY[:30])  # catches up, reading the changes
+    reader.store._execute = execute
+    reader.check(STORY[:30])  # the next look finds what was committed during the last
+    assert fired and "n1" in reader and "old" not in reader
+    with pytest.raises(DocumentConflictError):
+        reader.add("n1", OTHER + "另一段文字")
+    assert writer.store.get("n1").text_hash == reader.store.get("n1").text_hash
+    assert writer.check(STORY).duplicate
+
+
+@pytest.mark.postgres
+def test_an_id_stored_by_a_writer_unseen_is_a_conflict_not_an_overwrite(pg_schema_url):
+    """Whatever a detector missed, the store never replaces a row it was not asked to."""
+    writer = Detector(store=open_store(pg_schema_url))
+    blind = Detector(store=open_store(pg_schema_url))
+    writer.add("n1", STORY)
+    blind._seq = 10**9  # as if it had read past the commit
+    with pytest.raises(DocumentConflictError):
+        blind.add("n1", OTHER)
+    assert writer.check(STORY).duplicate and not writer.check(OTHER).duplicate
 
 
 def test_a_store_is_never_written_into_another_applications_database(tmp_path):

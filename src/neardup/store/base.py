@@ -14,7 +14,7 @@ stored through :func:`to_signed` / :func:`to_unsigned` — the only place that m
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -121,7 +121,11 @@ class Store(Protocol):
     def check_meta(self, version: str, params: dict[str, Any]) -> None: ...
     def meta(self) -> dict[str, Any]: ...
     def put_many(
-        self, docs: Sequence[StoredDocument], *, checkpoint: tuple[str, str] | None = None
+        self,
+        docs: Sequence[StoredDocument],
+        *,
+        replacing: Collection[str] = (),
+        checkpoint: tuple[str, str] | None = None,
     ) -> None: ...
     def get(self, doc_id: str) -> StoredDocument | None: ...
     def duplicates_of(self, doc_id: str) -> list[StoredDocument]: ...

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from ..errors import DocumentConflictError
 from .base import Changes, Snapshot, StoredDocument, compare_meta
 
 
@@ -68,11 +69,19 @@ class MemoryStore:
         }
 
     def put_many(
-        self, docs: Sequence[StoredDocument], *, checkpoint: tuple[str, str] | None = None
+        self,
+        docs: Sequence[StoredDocument],
+        *,
+        replacing: Collection[str] = (),
+        checkpoint: tuple[str, str] | None = None,
     ) -> None:
         for d in docs:
             d.row()  # the same validation as the SQL stores, before anything changes
         with self._lock:
+            if any(d.id in self._docs and d.id not in replacing for d in docs):
+                raise DocumentConflictError(
+                    "a document of this request is already stored; nothing was written"
+                )
             for d in docs:
                 self._changing(d.id)
                 self._docs.pop(d.id, None)  # a replaced document moves to the end

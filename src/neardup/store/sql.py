@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
 import numpy as np
 
-from ..errors import StoreError
+from ..errors import DocumentConflictError, StoreError
 from .base import Changes, Snapshot, StoredDocument, compare_meta, to_unsigned_array
 
 _COLUMNS = "id, fingerprint, length, text_hash, duplicate_of, added_at, payload"
@@ -157,20 +157,36 @@ class SqlStore:
         return {"version": stored.get("version"), "params": json.loads(stored.get("params", "{}"))}
 
     def put_many(
-        self, docs: Sequence[StoredDocument], *, checkpoint: tuple[str, str] | None = None
+        self,
+        docs: Sequence[StoredDocument],
+        *,
+        replacing: Collection[str] = (),
+        checkpoint: tuple[str, str] | None = None,
     ) -> None:
-        """Insert or replace documents (and a checkpoint) in one transaction."""
+        """Insert documents (and a checkpoint) in one transaction, replacing the stored ones
+        whose ids are in ``replacing``; any other id already stored (another writer stored it
+        unseen) fails the transaction with a conflict: never overwritten."""
         with self.writing():
             cur = self._conn.cursor()
             if docs:
-                ids = [(d.id,) for d in docs]
-                cur.executemany(self._sql("DELETE FROM neardup_documents WHERE id = ?"), ids)
-                cur.executemany(
-                    self._sql(
-                        f"INSERT INTO neardup_documents ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                    ),
-                    [d.row() for d in docs],
-                )
+                gone = [(d.id,) for d in docs if d.id in replacing]
+                if gone:
+                    cur.executemany(self._sql("DELETE FROM neardup_documents WHERE id = ?"), gone)
+                try:
+                    cur.executemany(
+                        self._sql(
+                            f"INSERT INTO neardup_documents ({_COLUMNS}) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)"
+                        ),
+                        [d.row() for d in docs],
+                    )
+                except Exception as exc:
+                    if not _is_unique_violation(exc):
+                        raise
+                    raise DocumentConflictError(
+                        "a document of this request was stored by another writer meanwhile; "
+                        "nothing of the request was written: send it again"
+                    ) from None
             if checkpoint is not None:
                 cur.execute(
                     self._sql("DELETE FROM neardup_checkpoints WHERE name = ?"), (checkpoint[0],)
@@ -215,11 +231,12 @@ class SqlStore:
         with self._transaction():
             if self.shared and not self.read_only:
                 self._lock_writers()  # a consistent cut: no writer commits in between
+            last = self._last_seq()  # first: the rows are those up to it (changes_since)
             rows = self._execute(
                 "SELECT id, fingerprint, text_hash, payload, duplicate_of, seq "
-                "FROM neardup_documents ORDER BY seq"
+                "FROM neardup_documents WHERE seq <= ? ORDER BY seq",
+                (last,),
             ).fetchall()
-            last = self._last_seq()
         if not rows:
             return Snapshot([], np.empty(0, np.uint64), np.empty(0, np.uint64), [], [], last)
         ids, fps, hashes, payloads, dups, _seqs = zip(*rows, strict=True)
@@ -245,14 +262,21 @@ class SqlStore:
         return int(row[0] or 0)
 
     def changes_since(self, seq: int) -> Changes:
-        """Documents stored and ids deleted after ``seq``, in commit order (shared stores)."""
+        """Documents stored and ids deleted after ``seq`` up to the last write committed when
+        it is called, in commit order (shared stores). Each statement may see later commits
+        (read committed): the bound is read first, so a document stored and then deleted
+        while the two lists are read is in neither, its deletion comes with the next changes,
+        and nothing before the returned position is skipped."""
         with self._transaction():
+            last = self._last_seq()
             rows = self._execute(
-                f"SELECT seq, {_COLUMNS} FROM neardup_documents WHERE seq > ? ORDER BY seq",
-                (seq,),
+                f"SELECT seq, {_COLUMNS} FROM neardup_documents "
+                "WHERE seq > ? AND seq <= ? ORDER BY seq",
+                (seq, last),
             ).fetchall()
             deleted = self._execute(
-                "SELECT seq, id FROM neardup_deletions WHERE seq > ? ORDER BY seq", (seq,)
+                "SELECT seq, id FROM neardup_deletions WHERE seq > ? AND seq <= ? ORDER BY seq",
+                (seq, last),
             ).fetchall()
         docs = [(int(r[0]), StoredDocument.from_row(r[1:])) for r in rows]
         return Changes(docs, [(int(s), i) for s, i in deleted])
@@ -267,6 +291,13 @@ class SqlStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _is_unique_violation(exc: Exception) -> bool:
+    """An insert of an id already stored (sqlite3's and psycopg's IntegrityError)."""
+    return _is_driver_error(exc) and any(
+        c.__name__ in ("IntegrityError", "UniqueViolation") for c in type(exc).__mro__
+    )
 
 
 def _is_driver_error(exc: Exception) -> bool:
