@@ -141,6 +141,20 @@ def test_an_id_is_addressed_whole_also_with_line_breaks(client):
     assert client.get("/v1/documents/a%0Ab").status_code == 404
 
 
+def test_an_id_whose_bytes_are_not_utf8_addresses_nothing(client):
+    """``%FF%FE`` was decoded to two U+FFFD and deleted the document of that id; it is a 400
+    now, and the real U+FFFD id, percent-encoded as UTF-8, is still addressable."""
+    assert (
+        client.post("/v1/documents", json={"id": "\ufffd\ufffd", "text": TEXT}).status_code == 200
+    )
+    for path in ("%FF%FE", "%ED%A0%80", "a%C3"):
+        r = client.delete(f"/v1/documents/{path}")
+        assert r.status_code == 400 and "not valid UTF-8" in r.json()["error"]
+        assert client.get(f"/v1/documents/{path}").status_code == 400
+    assert client.get("/v1/documents/%EF%BF%BD%EF%BF%BD").json()["id"] == "\ufffd\ufffd"
+    assert client.delete("/v1/documents/%EF%BF%BD%EF%BF%BD").status_code == 200
+
+
 def test_duplicates_not_stored_are_counted(tmp_path):
     det = Detector(store=open_store(f"sqlite:///{tmp_path}/n.db"), store_duplicates=False)
     client = TestClient(create_app(det))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import orjson
 from fastapi import FastAPI, Query, Request
@@ -66,6 +67,19 @@ class _WholeId(Convertor[str]):
 
 
 register_url_convertor("doc_id", _WholeId())
+
+
+def _check_path_id(doc_id: str, request: Request) -> None:
+    """Refuse an id whose percent-encoded bytes are not UTF-8: the server decodes them with
+    U+FFFD in their place, so ``%FF%FE`` would address the document ``"\ufffd\ufffd"``."""
+    if "\ufffd" not in doc_id:
+        return
+    raw = request.scope.get("raw_path") or b""
+    try:
+        unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        raise RequestError(400, "the document id in the path is not valid UTF-8") from None
+
 
 DEFAULT_MAX_BODY = 1 << 20
 RETRY_AFTER_SECONDS = 1
@@ -254,7 +268,8 @@ def _add_read_routes(app: FastAPI, detector: Detector) -> None:
 
     # an id may contain "/" (percent-encode it as %2F or send it as is) and any other character
     @app.get("/v1/documents/{doc_id:doc_id}", response_model=StoredOut)
-    async def get_document(doc_id: str) -> StoredOut:
+    async def get_document(doc_id: str, request: Request) -> StoredOut:
+        _check_path_id(doc_id, request)
         stored = await _in_thread(detector.get, doc_id)
         if stored is None:
             raise RequestError(404, f"no document with id {doc_id!r}")
@@ -267,7 +282,8 @@ def _add_read_routes(app: FastAPI, detector: Detector) -> None:
         )
 
     @app.delete("/v1/documents/{doc_id:doc_id}")
-    async def delete_document(doc_id: str) -> dict[str, Any]:
+    async def delete_document(doc_id: str, request: Request) -> dict[str, Any]:
+        _check_path_id(doc_id, request)
         if not await _in_thread(detector.remove, doc_id):
             raise RequestError(404, f"no document with id {doc_id!r}")
         return {"id": doc_id, "deleted": True}
