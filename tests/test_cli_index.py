@@ -145,6 +145,39 @@ def test_read_only_commands_work_on_read_only_media(tmp_path, capsys):
         subprocess.run(["umount", str(mount)])
 
 
+def test_a_log_that_read_only_media_cannot_apply_is_an_error_not_stale_data(tmp_path, capsys):
+    """A copy of a store and its non-empty write-ahead log on read-only media: SQLite's
+    immutable mode would ignore the log (stale counts, or a store read as damaged)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)]).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        live = tmp_path / "live.db"
+        detector = Detector(store=open_store(f"sqlite:///{live}"))
+        for i, text in enumerate(TEXTS[:6]):
+            detector.add(f"doc{i}", text)
+        assert (tmp_path / "live.db-wal").stat().st_size > 0  # writes not yet in the file
+        shutil.copy(live, mount / "ix.db")
+        shutil.copy(tmp_path / "live.db-wal", mount / "ix.db-wal")
+        detector.close()
+        assert subprocess.run(["mount", "-o", "remount,ro", str(mount)]).returncode == 0
+        capsys.readouterr()
+        assert main(["index", "stats", "--db", f"sqlite:///{mount}/ix.db"]) == 2
+        assert "cannot be applied on read-only media" in capsys.readouterr().err
+        assert _open_files_under(mount) == []
+    finally:
+        subprocess.run(["umount", str(mount)])
+
+
 def _open_files_under(folder) -> list[str]:
     """The files this process holds open below ``folder`` (Linux: /proc/self/fd)."""
     import os
@@ -216,3 +249,26 @@ def test_remove_decides_a_kept_documents_duplicates_again(tmp_path, capsys):
     store = open_store(url, read_only=True)
     assert store.get("b").duplicate_of is None  # kept now: no duplicate names a gone document
     store.close()
+
+
+def test_a_damaged_store_is_an_error_naming_what_is_unreadable(tmp_path, capsys):
+    """A document's payload or the store's parameters that are not JSON (a damaged file):
+    exit 2 naming it, not a traceback."""
+    import sqlite3
+
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS[:6])
+    db = tmp_path / "ix.db"
+    url = f"sqlite:///{db}"
+    assert main(["index", "add", str(path), "--db", url, "--id-field", "id", "--quiet"]) == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE neardup_documents SET payload = '{bad' WHERE id = 'doc2'")
+    query = tmp_path / "q.jsonl"
+    query.write_bytes(orjson.dumps({"id": "new", "text": TEXTS[1]}) + b"\n")
+    capsys.readouterr()
+    assert main(["index", "query", str(query), "--db", url, "--id-field", "id"]) == 2
+    assert "document 'doc2' is unreadable" in capsys.readouterr().err
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE neardup_meta SET value = '{bad' WHERE key = 'params'")
+    assert main(["index", "stats", "--db", url]) == 2
+    assert "parameters is unreadable" in capsys.readouterr().err

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import IncompatibleIndexError
+from ..errors import IncompatibleIndexError, StoreError
 
 _TWO64 = 1 << 64
 _TWO63 = 1 << 63
@@ -76,7 +76,7 @@ class StoredDocument:
             to_unsigned(text_hash),
             dup,
             float(added),
-            None if payload is None else json.loads(payload),
+            None if payload is None else stored_json(payload, f"document {doc_id!r}"),
         )
 
 
@@ -136,12 +136,24 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+def stored_json(text: str, what: str) -> Any:
+    """A JSON value read from a store; an unreadable one is a StoreError naming it (a damaged
+    file, or one written by something else), not a traceback."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(
+            f"the store's {what} is unreadable ({exc}): the store is damaged or was written by "
+            "another program; restore it from a backup or rebuild it"
+        ) from None
+
+
 def compare_meta(stored: dict[str, str], version: str, params: dict[str, Any], url: str) -> None:
     """Raise IncompatibleIndexError naming every difference between stored and wanted metadata."""
     diffs = []
     if stored.get("version") != version:
         diffs.append(f"algorithm version: stored {stored.get('version')!r}, now {version!r}")
-    old, new = _leaves(json.loads(stored.get("params", "{}"))), _leaves(params)
+    old, new = _leaves(stored_json(stored.get("params", "{}"), "parameters")), _leaves(params)
     keys = sorted(set(old) | set(new))
     if old.get("method") != new.get("method"):  # the options of two methods: all differ
         keys = ["method"]

@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import DocumentConflictError, StoreError
-from .base import Changes, Snapshot, StoredDocument, compare_meta, to_unsigned_array
+from .base import (
+    Changes,
+    Snapshot,
+    StoredDocument,
+    compare_meta,
+    stored_json,
+    to_unsigned_array,
+)
 
 _COLUMNS = "id, fingerprint, length, text_hash, duplicate_of, added_at, payload"
 TABLES = ("neardup_meta", "neardup_documents", "neardup_checkpoints")
@@ -154,7 +161,8 @@ class SqlStore:
         with self._transaction():
             rows = self._execute("SELECT key, value FROM neardup_meta").fetchall()
         stored = {k: v for k, v in rows}
-        return {"version": stored.get("version"), "params": json.loads(stored.get("params", "{}"))}
+        params = stored_json(stored.get("params", "{}"), "parameters")
+        return {"version": stored.get("version"), "params": params}
 
     def put_many(
         self,
@@ -244,7 +252,10 @@ class SqlStore:
             list(ids),
             to_unsigned_array(fps),
             to_unsigned_array(hashes),
-            [None if p is None else json.loads(p) for p in payloads],
+            [
+                None if p is None else stored_json(p, f"document {i!r}")
+                for i, p in zip(ids, payloads, strict=True)
+            ],
             list(dups),
             last,
         )

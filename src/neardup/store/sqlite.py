@@ -110,6 +110,8 @@ def _open_read_only(url: str, path: str) -> sqlite3.Connection:
         raise ConfigError(f"{url}: no store at {file} (read-only commands never create one)")
     last: Exception | None = None
     for flags in ("mode=ro", "mode=ro&immutable=1"):
+        if "immutable" in flags:
+            _refuse_unapplied_log(url, file)
         conn = None
         try:
             conn = sqlite3.connect(
@@ -123,6 +125,18 @@ def _open_read_only(url: str, path: str) -> sqlite3.Connection:
                 conn.close()
             last = exc
     raise ConfigError(f"{url}: cannot open the SQLite database read-only ({last})")
+
+
+def _refuse_unapplied_log(url: str, file: Path) -> None:
+    """Opened as immutable (read-only media), SQLite ignores the write-ahead log: the writes
+    in a non-empty ``-wal`` beside the file would be missing, silently, or read as damage."""
+    log = file.with_name(file.name + "-wal")
+    if log.is_file() and log.stat().st_size > 0:
+        raise ConfigError(
+            f"{url}: the store's latest writes are in {log}, which cannot be applied on "
+            "read-only media; open the store where it can be written (any neardup command "
+            f"applies the log), or apply it first: sqlite3 {file} 'PRAGMA wal_checkpoint'"
+        )
 
 
 def _lock_writer(url: str, path: str) -> int:
