@@ -236,3 +236,32 @@ def test_paragraph_pairs_carry_their_matched_paragraphs(tmp_path):
     assert row["evidence"]["matched_paragraphs"] == oracle["matched_paragraphs"]
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "matched paragraphs (earlier, later): 0-0, 1-1, 2-2" in page
+
+
+def test_a_page_that_cannot_be_written_is_an_error_naming_it(sample_run, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(sample_run, run)
+    (run / "report.html").unlink()
+    (run / "report.html").mkdir()  # in the page's place
+    assert main(["report", str(run), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {run / 'report.html'}" in err and "Traceback" not in err
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_full_disk_leaves_no_partial_page(sample_run, tmp_path, capsys, monkeypatch):
+    import errno
+
+    run = tmp_path / "run"
+    shutil.copytree(sample_run, run)
+
+    def full(self, text, *args, **kwargs):
+        with open(self, "w", encoding="utf-8") as f:
+            f.write(text[:100])
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    assert main(["report", str(run), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {run / 'report.html'} (No space left on device)" in err
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith(".")) == []

@@ -160,3 +160,132 @@ def test_report_page_in_headless_chromium(tmp_path):
     assert "plots: 4" in page.dom
     assert console_errors(page.log) == []
     assert distinct_grey_levels(page.screenshot) > 20  # text and plots, not a blank page
+
+
+def test_simhash_verification_decides_as_dedup_and_compare(tmp_path):
+    from neardup.methods import create
+
+    base = "国务院召开常务会议部署稳外贸稳外资措施要求各地区各部门认真落实"
+    near = "的" + base[1:]  # within max_distance, verified Jaccard 0.93
+    options = {"verify": "jaccard", "min_similarity": 0.99}
+    verdict = create("simhash", **options).compare(base, near)
+    assert verdict["hamming_distance"] <= 3 and not verdict["duplicate"]
+    data = write_jsonl(tmp_path / "pairs.jsonl", [{"text1": base, "text2": near, "label": 0}])
+    out = tmp_path / "r"
+    args = ["eval", data, "--method", "simhash", "--sweep", "-o", str(out), "--quiet"]
+    args += [f"--option=simhash.{k}={v}" for k, v in options.items()]
+    assert main(args) == 0
+    entry = json.loads((out / "report.json").read_text())["results"]["simhash"]
+    assert entry["at_default_threshold"]["false_positives"] == 0
+    assert entry["at_default_threshold"]["true_negatives"] == 1
+    assert entry["verification"]["similarity"] == [pytest.approx(verdict["verified_similarity"])]
+    assert entry["sweep"]["thresholds"] == []  # no threshold on the distance makes it one
+
+
+def test_corpus_repeated_id_and_empty_text(tmp_path, capsys):
+    corpus = write_jsonl(
+        tmp_path / "corpus.jsonl",
+        [
+            {"id": "a", "text": "今天天气很好"},
+            {"id": "b", "text": "今天天气真好"},
+            {"id": "a", "text": "别的内容"},
+            {"id": "c", "text": "  "},
+        ],
+    )
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", [{"id1": "a", "id2": "b", "label": 1}])
+    out = str(tmp_path / "r")
+    assert main(["eval", pairs, "--corpus", corpus, "-o", out, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "corpus.jsonl, record 3: id 'a' already used by record 1" in err
+    assert (
+        main(["eval", pairs, "--corpus", corpus, "-o", out, "--on-error", "skip", "--quiet"]) == 0
+    )
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert report["skipped"] == {"corpus_duplicate_id": 1, "corpus_bad_text": 1}
+    assert report["results"]["auto"]["at_default_threshold"]["true_positives"] == 1  # kept: first
+
+
+def test_unreadable_files_are_errors_or_counted_skips(tmp_path, capsys):
+    import gzip
+
+    bad_csv = tmp_path / "bad.csv"
+    bad_csv.write_bytes(b"text1,text2,label\n\xff\xfebad,abc,1\n\xe4\xbb\x8a\xe5\xa4\xa9,abc,0\n")
+    assert main(["eval", str(bad_csv), "-o", str(tmp_path / "r1"), "--quiet"]) == 2
+    assert "bad.csv, record 1: field 'text1' is not valid UTF-8" in capsys.readouterr().err
+    args = ["eval", str(bad_csv), "-o", str(tmp_path / "r1"), "--quiet", "--on-error", "skip"]
+    assert main(args) == 0
+    report = json.loads((tmp_path / "r1" / "report.json").read_text())
+    assert report["records"] == 1 and report["skipped"] == {"invalid_utf8": 1}
+
+    rows = pairs_rows() * 20
+    whole = gzip.compress(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole[:400])
+    assert main(["eval", str(cut), "-o", str(tmp_path / "r2"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "cut.jsonl.gz, record" in err and "truncated" in err and "Traceback" not in err
+    args = ["eval", str(cut), "-o", str(tmp_path / "r2"), "--quiet", "--on-error", "skip"]
+    assert main(args) == 0
+    report = json.loads((tmp_path / "r2" / "report.json").read_text())
+    assert 0 < report["records"] < len(rows) and report["skipped"] == {"truncated": 1}
+    assert "truncated" in capsys.readouterr().err  # told even with --quiet
+
+    plain = write_jsonl(tmp_path / "plain.jsonl.gz", pairs_rows())
+    for on_error in ("fail", "skip"):
+        args = ["eval", plain, "-o", str(tmp_path / "r3"), "--on-error", on_error]
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert "plain.jsonl.gz: not a readable .gz file" in err and "Traceback" not in err
+    corpus = tmp_path / "corpus.csv"
+    corpus.write_bytes(b"id,text\na,\xff\xfe\n")
+    ids = write_jsonl(tmp_path / "ids.jsonl", [{"id1": "a", "id2": "a", "label": 1}])
+    assert main(["eval", ids, "--corpus", str(corpus), "-o", str(tmp_path / "r4")]) == 2
+    assert "corpus.csv, record 1: field 'text' is not valid UTF-8" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b'{"text1": "a\xff", "text2": "b", "label": 1}\n', "record 1: not valid UTF-8"),
+        (b'{"id1": "a", "id2": "b", "label": 1}\n', "give the corpus they refer to (--corpus"),
+    ],
+)
+def test_the_real_reason_is_given(tmp_path, capsys, content, message):
+    path = tmp_path / "data.jsonl"
+    path.write_bytes(content)
+    for on_error in ("fail", "skip"):
+        assert main(["eval", str(path), "-o", str(tmp_path / "r"), "--on-error", on_error]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "holds no records" not in err, err
+
+
+def test_unclosed_csv_quote_is_named(tmp_path, capsys):
+    path = tmp_path / "pairs.csv"
+    path.write_text('text1,text2,label\n今天天气很好,今天天气真好,1\nabc,"def,1\nxyz,uvw,0\n')
+    assert main(["eval", str(path), "-o", str(tmp_path / "r"), "--quiet"]) == 2
+    assert "record 2: a quoted field is never closed" in capsys.readouterr().err
+    args = ["eval", str(path), "-o", str(tmp_path / "r"), "--quiet", "--on-error", "skip"]
+    assert main(args) == 0
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert report["records"] == 1 and report["skipped"] == {"unclosed_quote": 1}
+
+
+def test_small_thresholds_are_not_shown_as_zero(tmp_path):
+    from neardup.evaluate.report import _table
+
+    page = _table(["threshold", "f1"], [[1e-06, 0.5], [0.0, 1.0]])
+    assert "<td>1e-06</td>" in page and "<td>0.000</td>" in page and "<td>0.500</td>" in page
+
+
+def test_cluster_labels_are_read_like_ids(tmp_path):
+    rows = [
+        {"id": "a", "text": BASE[0], "cluster": 1},
+        {"id": "b", "text": BASE[0] + "。", "cluster": "1"},
+        {"id": "c", "text": BASE[0] + "！", "cluster": 1.0},
+        {"id": "d", "text": BASE[1], "cluster": 2},
+    ]
+    data = write_jsonl(tmp_path / "corpus.jsonl", rows)
+    out = tmp_path / "r"
+    assert main(["eval", data, "--method", "ngram", "-o", str(out), "--quiet"]) == 0
+    entry = json.loads((out / "report.json").read_text())["results"]["ngram"]
+    assert entry["gold_clusters"] == 2 and entry["scores"]["gold_pairs"] == 3

@@ -9,7 +9,11 @@ Formats: JSON Lines (also ``.gz``/``.zst``), CSV or TSV (the readers of :mod:`ne
 The kind is detected from the first record's fields (or given). A record with a missing field,
 a text that is not a non-empty string, a label that is not 0/1, or a repeated id is an
 :class:`~neardup.errors.InputError` naming the file and record — or, with ``on_error="skip"``,
-skipped and counted by reason.
+skipped and counted by reason. Files are read by :class:`neardup.readers.RecordReader`, so a bad
+record is what ``neardup dedup`` calls bad (``invalid_utf8``, ``unclosed_quote``, the lost tail
+of a truncated or corrupt ``.gz``/``.zst``), and a file that cannot be read at all is an error
+naming it. A cluster label is read like an id: an integral number is the integer (``1.0`` is
+``1``), then the label is compared as text, so ``1``, ``1.0`` and ``"1"`` are one cluster.
 """
 
 from __future__ import annotations
@@ -23,14 +27,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
 from ..errors import ConfigError, InputError
 from ..readers import (
+    LOST_TAIL,
     ON_ERROR,
+    SURROGATE,
+    RecordReader,
+    Skipped,
     check_input,
-    open_binary,
-    parse_json_line,
+    escape_undecodable,
     split_suffix,
 )
 
@@ -61,47 +67,53 @@ def sha256(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def _rows(path: Path, bad: _Problems | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The records of an evaluation file; one that is not a record (malformed JSON, more CSV
-    fields than the header) is an error naming it, or with ``bad`` its call (a counted skip
-    under ``on_error="skip"``)."""
+@dataclass(frozen=True)
+class _Row:
+    number: int
+    fields: dict[str, Any]
 
-    def problem(number: int, reason: str, message: str) -> None:
-        if bad is None:
-            raise InputError(message, source=str(path), record=number)
-        bad(number, reason, message)
 
+class _RowReader(RecordReader):
+    """dedup's reader yielding whole rows: evaluation records have several texts, not one."""
+
+    def record(self, number: int, row: dict[str, Any], raw: Any) -> _Row | Skipped:
+        for name, value in row.items():
+            if isinstance(value, str) and SURROGATE.search(value):
+                message = f"field {escape_undecodable(str(name))!r} is not valid UTF-8"
+                return self.bad(number, None, "invalid_utf8", message)
+        return _Row(number, row)
+
+
+def _rows(
+    path: Path, bad: _Problems | None = None, *, warn: bool = True
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The records of an evaluation file; one that is not a record (malformed JSON, invalid
+    UTF-8, a CSV row of the wrong width or an unclosed quote, a lost compressed tail) is an
+    error naming it, or with ``bad`` its call (a counted skip under ``on_error="skip"``; a lost
+    tail is also told on stderr when ``warn``)."""
     fmt, _ = split_suffix(path)
-    if fmt == "jsonl":
-        with open_binary(path) as f:
-            for number, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                row = parse_json_line(number, line)
-                if not isinstance(row, dict):
-                    problem(number, row.reason, row.message)
-                    continue
-                yield number, row
-    elif fmt in ("csv", "tsv"):
-        import csv
-        import io
-
-        with open_binary(path) as raw:
-            handle = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
-            reader = csv.DictReader(handle, delimiter="\t" if fmt == "tsv" else ",")
-            for number, row in enumerate(reader, 1):
-                if None in row:
-                    problem(number, "malformed_row", "more fields than the header")
-                    continue
-                yield number, row
-    else:
+    if fmt not in ("jsonl", "csv", "tsv"):
         raise ConfigError(f"{path}: evaluation data must be JSON Lines, CSV or TSV, not {fmt}")
+    reader = _RowReader(path, fmt=fmt, on_error="fail" if bad is None else bad.on_error)
+    for item in reader:
+        if isinstance(item, Skipped):  # only under on_error="skip": the reader raises otherwise
+            if warn and item.reason in LOST_TAIL:
+                from ..pipeline.reading import warn_lost_tail
+
+                warn_lost_tail(reader, item)
+            if bad is not None:
+                bad(item.number, item.reason, item.message)
+            continue
+        yield item.number, item.fields
 
 
-def detect_kind(path: str | os.PathLike) -> str:
-    """``pairs`` or ``clusters`` from the first record's fields."""
+def detect_kind(path: str | os.PathLike, *, on_error: str = "fail") -> str:
+    """``pairs`` or ``clusters`` from the first record's fields. A bad record before it is an
+    error naming it (``fail``) or passed over (``skip``: the loader counts it); a file with no
+    readable record is an error giving the first record's problem."""
     p = check_input(path)
-    for _, row in _rows(p, _Problems(str(p), "skip")):  # the loader reports the bad records
+    bad = _Problems(str(p), on_error)
+    for number, row in _rows(p, bad, warn=False):  # the loader warns of a lost tail
         if {"text1", "text2"} <= set(row) or {"id1", "id2"} <= set(row):
             return "pairs"
         if {"text", "cluster"} <= set(row):
@@ -110,21 +122,37 @@ def detect_kind(path: str | os.PathLike) -> str:
             "cannot tell the kind of data: pairs need text1, text2 and a label; a clustered "
             f"corpus needs id, text and cluster (fields: {', '.join(sorted(map(str, row)))})",
             source=str(p),
-            record=1,
+            record=number,
         )
+    if bad.first is not None:
+        raise InputError(bad.none_usable("records"), source=str(p))
     raise InputError("the file holds no records", source=str(p))
 
 
 class _Problems:
+    """Bad records of one file: an error naming it (``fail``), or counted by reason (``skip``);
+    the first one is kept so that a file with no good record can say why."""
+
     def __init__(self, source: str, on_error: str):
         if on_error not in ON_ERROR:
             raise ConfigError(f"on_error={on_error!r} is not supported; choose 'fail' or 'skip'")
         self.source, self.on_error, self.skipped = source, on_error, Counter()
+        self.first: tuple[int, str] | None = None
 
     def __call__(self, number: int, reason: str, message: str) -> None:
         if self.on_error == "fail":
             raise InputError(message, source=self.source, record=number)
         self.skipped[reason] += 1
+        if self.first is None:
+            self.first = (number, message)
+
+    def none_usable(self, what: str) -> str:
+        """The message for a file none of whose records could be used: why the first failed."""
+        if self.first is None:
+            return f"no usable {what}"
+        number, message = self.first
+        skipped = sum(self.skipped.values())
+        return f"no usable {what} ({skipped} skipped; record {number}: {message})"
 
 
 def _text(row: dict, name: str) -> str | None:
@@ -144,18 +172,46 @@ def _label(value: Any) -> bool | None:
     return None
 
 
-def load_corpus(path: str | os.PathLike) -> dict[str, str]:
-    """``id -> text`` of a corpus that pairs refer to by ``id1``/``id2``."""
+def _cluster_label(value: Any) -> str | None:
+    """A gold cluster label read like an id: an integral number as the integer (``1.0`` is
+    ``1``), then as text, so ``1``, ``1.0`` and ``"1"`` are one cluster; None for a value that
+    is no label (null, true/false, a list or an object)."""
+    if value is None or isinstance(value, (bool, dict, list)):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+@dataclass
+class CorpusData:
+    texts: dict[str, str]  # id -> text
+    skipped: Counter = field(default_factory=Counter)
+
+
+def load_corpus(path: str | os.PathLike, *, on_error: str = "fail") -> CorpusData:
+    """``id -> text`` of a corpus that pairs refer to by ``id1``/``id2``. A record without an
+    id or a non-empty text, or repeating an id (its first record is kept), is an error naming
+    the file and record — or, with ``on_error="skip"``, skipped and counted by reason."""
     p = check_input(path)
+    bad = _Problems(str(p), on_error)
     out: dict[str, str] = {}
-    for number, row in _rows(p):
+    seen: dict[str, int] = {}
+    for number, row in _rows(p, bad):
         text = _text(row, "text")
-        if "id" not in row or text is None:
-            raise InputError(
-                "a corpus record needs an id and a non-empty text", source=str(p), record=number
-            )
-        out[str(row["id"])] = text
-    return out
+        if "id" not in row:
+            bad(number, "missing_field", "no field 'id' (a corpus record needs id and text)")
+            continue
+        if text is None:
+            bad(number, "bad_text", "text is not a non-empty string")
+            continue
+        doc_id = str(row["id"])
+        if doc_id in seen:
+            bad(number, "duplicate_id", f"id {doc_id!r} already used by record {seen[doc_id]}")
+            continue
+        seen[doc_id] = number
+        out[doc_id] = text
+    return CorpusData(out, bad.skipped)
 
 
 def load_pairs(
@@ -179,6 +235,14 @@ def load_pairs(
                 continue
             row = {**row, "text1": corpus[str(row["id1"])], "text2": corpus[str(row["id2"])]}
         missing = [f for f in ("text1", "text2", label_field) if f not in row]
+        if corpus is None and {"id1", "id2"} <= set(row) and not {"text1", "text2"} <= set(row):
+            bad(
+                number,
+                "missing_field",
+                "the pair names its texts by id1/id2: give the corpus they refer to (--corpus "
+                "FILE, records with id and text)",
+            )
+            continue
         if missing:
             bad(
                 number,
@@ -201,7 +265,7 @@ def load_pairs(
         t2.append(b)
         labels.append(label)
     if not labels:
-        raise InputError("no usable labelled pairs", source=str(p))
+        raise InputError(bad.none_usable("labelled pairs"), source=str(p))
     return PairData(t1, t2, np.array(labels, bool), bad.skipped)
 
 
@@ -212,7 +276,7 @@ def load_clusters(
     bad = _Problems(str(p), on_error)
     ids: list[str] = []
     texts: list[str] = []
-    gold: list[Any] = []
+    gold: list[str] = []
     seen: dict[str, int] = {}
     for number, row in _rows(p, bad):
         missing = [f for f in ("id", "text", cluster_field) if f not in row]
@@ -227,8 +291,9 @@ def load_clusters(
         if text is None:
             bad(number, "bad_text", "text is not a non-empty string")
             continue
-        if cluster is None or isinstance(cluster, (dict, list)):
-            bad(number, "bad_cluster", f"cluster {cluster!r} is not a label")
+        label = _cluster_label(cluster)
+        if label is None:
+            bad(number, "bad_cluster", f"cluster {cluster!r} is not a label (a string or number)")
             continue
         if doc_id in seen:
             bad(number, "duplicate_id", f"id {doc_id!r} already used by record {seen[doc_id]}")
@@ -236,8 +301,8 @@ def load_clusters(
         seen[doc_id] = number
         ids.append(doc_id)
         texts.append(text)
-        gold.append(orjson.dumps(cluster))
+        gold.append(label)
     if not ids:
-        raise InputError("no usable documents", source=str(p))
-    _, clusters = np.unique(np.array(gold, dtype=object).astype(str), return_inverse=True)
+        raise InputError(bad.none_usable("documents"), source=str(p))
+    _, clusters = np.unique(np.array(gold, dtype=str), return_inverse=True)
     return ClusterData(ids, texts, clusters.astype(np.int64), bad.skipped)

@@ -106,7 +106,9 @@ def _cluster_bars(results: dict) -> str:
 
 def _table(headers: list[str], rows: list[list[Any]]) -> str:
     def cell(v: Any) -> str:
-        if isinstance(v, float):
+        if isinstance(v, float):  # a tiny threshold (auto's 1e-06) is not shown as 0.000
+            if 0 < abs(v) < 0.001:
+                return f"{v:.3g}"
             return f"{v:.3f}" if abs(v) < 100 else f"{v:,.0f}"
         return html.escape(str(v))
 

@@ -40,6 +40,16 @@ def _length_class(t1: Sequence[str], t2: Sequence[str]) -> np.ndarray:
     return out
 
 
+def _verification(
+    method: Any, left: Sequence[str], right: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The similarity a method checks after its measure and which pairs pass it (``simhash``
+    with ``verify``: its ``verify_pairs``, the check ``dedup`` and ``compare`` make), or None
+    when it checks none: evaluation scores what the method decides, not its measure alone."""
+    verify_pairs = getattr(method, "verify_pairs", None)
+    return None if verify_pairs is None else verify_pairs(left, right)
+
+
 def evaluate_pairs(
     data: PairData,
     methods: Sequence[str],
@@ -48,7 +58,9 @@ def evaluate_pairs(
     options: dict[str, dict[str, Any]],
     workers: int | None = None,
 ) -> dict[str, Any]:
-    """Per method: scores at the default threshold, the sweep, the measure by label."""
+    """Per method: scores at the default threshold, the sweep, the measure by label. A pair
+    the method's own verification rejects (``simhash`` with ``verify``) is never predicted
+    duplicate, at the default threshold or any threshold of the sweep."""
     results: dict[str, Any] = {}
     classes = _length_class(data.text1, data.text2)
     for name in methods:
@@ -57,8 +69,12 @@ def evaluate_pairs(
             method.workers = resolve_workers(workers)
         t0 = time.perf_counter()
         scores = np.asarray(method.score_pairs(data.text1, data.text2), np.float64)
+        verified = _verification(method, data.text1, data.text2)
         seconds = time.perf_counter() - t0
-        predicted = is_close(scores, method.threshold, higher_is_closer=method.higher_is_closer)
+        decided = scores  # the measure where the method's verification passes, NaN elsewhere
+        if verified is not None:
+            decided = np.where(verified[1], scores, np.nan)
+        predicted = is_close(decided, method.threshold, higher_is_closer=method.higher_is_closer)
         entry: dict[str, Any] = {
             "measure": method.measure,
             "higher_is_closer": method.higher_is_closer,
@@ -73,8 +89,15 @@ def evaluate_pairs(
                 "all": scores.tolist(),
             },
         }
+        if verified is not None:
+            entry["verification"] = {
+                "measure": method.config.verify,
+                "min_similarity": method.config.min_similarity,
+                "similarity": verified[0].astype(np.float64).tolist(),  # per pair, input order
+                "passed": int(verified[1].sum()),
+            }
         if sweep:
-            curve = threshold_sweep(scores, data.labels, higher_is_closer=method.higher_is_closer)
+            curve = threshold_sweep(decided, data.labels, higher_is_closer=method.higher_is_closer)
             entry["sweep"] = curve.to_dict()
             entry["best_f1"] = curve.best()
         results[name] = entry
@@ -135,13 +158,18 @@ def evaluate_file(
     out = Path(output)
     if out.exists() and not out.is_dir():
         raise InputError("exists and is not a directory", source=str(out))
-    kind = kind or datasets.detect_kind(data_path)
+    kind = kind or datasets.detect_kind(data_path, on_error=on_error)
     t0 = time.perf_counter()
     if kind == "pairs":
-        texts = datasets.load_corpus(corpus) if corpus else None
+        texts = datasets.load_corpus(corpus, on_error=on_error) if corpus else None
         data = datasets.load_pairs(
-            data_path, label_field=label_field, on_error=on_error, corpus=texts
+            data_path,
+            label_field=label_field,
+            on_error=on_error,
+            corpus=None if texts is None else texts.texts,
         )
+        if texts is not None:  # the corpus's skipped records, told apart from the pairs'
+            data.skipped.update({f"corpus_{k}": n for k, n in texts.skipped.items()})
         records = len(data.labels)
     else:
         data = datasets.load_clusters(data_path, cluster_field=cluster_field, on_error=on_error)

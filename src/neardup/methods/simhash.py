@@ -116,12 +116,7 @@ class SimhashMethod:
             return PairSet.build(left, right, method="simhash", distance=dist)
         if normalized is None:
             raise ConfigError("verify needs the texts: call find_pairs(texts)")
-        from ..verify import similarity_pairs
-
-        sim = similarity_pairs(
-            normalized, left, right, measure=self.config.verify, ngram=self.config.verify_ngram
-        )
-        keep = sim >= self.config.min_similarity
+        sim, keep = self._verified(normalized, left, right)
         self.near_misses = NearMisses()
         self.near_misses.offer(
             left[~keep],
@@ -133,6 +128,29 @@ class SimhashMethod:
         return PairSet.build(
             left[keep], right[keep], method="simhash", distance=dist[keep], similarity=sim[keep]
         )
+
+    def _verified(
+        self, normalized: Sequence[str], left: np.ndarray, right: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``verify`` similarity of each pair of ``normalized`` texts, and which pass."""
+        from ..verify import similarity_pairs
+
+        sim = similarity_pairs(
+            normalized, left, right, measure=self.config.verify, ngram=self.config.verify_ngram
+        )
+        return sim, sim >= self.config.min_similarity
+
+    def verify_pairs(
+        self, left: Sequence[str], right: Sequence[str]
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The verified similarity of each pair ``(left[k], right[k])`` and whether it passes,
+        as :meth:`find_pairs` checks a pair within ``max_distance`` (``None`` without
+        ``verify``): what evaluation scores besides the Hamming distance."""
+        if self.config.verify is None:
+            return None
+        normalized = normalize_many(list(left) + list(right), self.config.normalize)
+        at = np.arange(len(left))
+        return self._verified(normalized, at, at + len(left))
 
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
         normalized = normalize_many(texts, self.config.normalize)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, OutputError
 from .diff import diff_html
 from .sample import DATA_VERSION
 from .svg import Mark, Series, bar_chart
@@ -82,7 +83,9 @@ def _read_object(path: Path) -> dict[str, Any]:
 
 def write_report(outdir: str | Path) -> Path:
     """Build ``OUTDIR/report.html`` from the run's files (written whole, then renamed); files
-    that are not what ``neardup dedup`` wrote are an error naming the folder."""
+    that are not what ``neardup dedup`` wrote are an error naming the folder, a page that
+    cannot be written (read-only folder, full disk, a folder in its place) an
+    :class:`~neardup.errors.OutputError` naming it, with no partial file left behind."""
     out = Path(outdir)
     summary, data = load_run(out)
     try:
@@ -95,8 +98,13 @@ def write_report(outdir: str | Path) -> Path:
         ) from None
     target = out / REPORT
     partial = out / f".{REPORT}.partial"
-    partial.write_text(page, encoding="utf-8")
-    os.replace(partial, target)
+    try:
+        partial.write_text(page, encoding="utf-8")
+        os.replace(partial, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {target} ({exc.strerror or exc})") from None
     return target
 
 
