@@ -272,3 +272,26 @@ def test_a_damaged_store_is_an_error_naming_what_is_unreadable(tmp_path, capsys)
         conn.execute("UPDATE neardup_meta SET value = '{bad' WHERE key = 'params'")
     assert main(["index", "stats", "--db", url]) == 2
     assert "parameters is unreadable" in capsys.readouterr().err
+
+
+def test_a_rerun_resumes_only_in_the_file_it_indexed_or_one_grown_at_its_end(tmp_path, capsys):
+    """The checkpoint is kept per path; another file at that path (the next day's export) was
+    skipped up to the old record number, silently. It is read from the start now."""
+    path = tmp_path / "feed.jsonl"
+    url = f"sqlite:///{tmp_path / 'ix.db'}"
+    add = ["index", "add", str(path), "--db", url, "--id-field", "id", "--quiet"]
+    write(path, TEXTS[:3])
+    assert main(add) == 0
+    capsys.readouterr()
+    with open(path, "ab") as grown:  # appended to: resumes after the records it indexed
+        grown.write(orjson.dumps({"id": "late", "text": TEXTS[4]}) + b"\n")
+    assert main(add) == 0
+    counts = json.loads(capsys.readouterr().err.splitlines()[-1])
+    assert counts["already_done"] == 3 and counts["inserted"] == 1
+    other = [{"id": f"new{i}", "text": t} for i, t in enumerate(TEXTS[5:9])]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in other))  # another file
+    assert main(add) == 0
+    err = capsys.readouterr().err
+    assert "is not the file indexed before" in err
+    counts = json.loads(err.splitlines()[-1])
+    assert counts["already_done"] == 0 and counts["inserted"] + counts["duplicate_not_stored"] == 4

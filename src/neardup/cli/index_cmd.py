@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -94,13 +96,15 @@ def run_add(args: argparse.Namespace) -> int:
     first = next(items, None)  # an empty or unreadable input too: before a store is created
     detector = open_detector(args)
     name = "index-add:" + str(Path(args.input).resolve())
-    done = int(detector.store.get_checkpoint(name) or 0)
+    head = _head(args.input)
+    done = _resume_after(detector.store.get_checkpoint(name), args.input)
     batch: list[Record] = []
     last = done
     bar = progress(args.quiet, "indexing")
 
     def flush(upto: int) -> None:
-        results = detector.add_many([(r.id, r.text) for r in batch], checkpoint=(name, str(upto)))
+        mark = json.dumps({"record": upto, **(head or {})})
+        results = detector.add_many([(r.id, r.text) for r in batch], checkpoint=(name, mark))
         for r in results:
             counts[r.status] += 1
             counts["duplicates"] += r.duplicate
@@ -141,6 +145,50 @@ def run_add(args: argparse.Namespace) -> int:
         print(f"neardup: ... {counts['skipped'] - SKIPS_SHOWN} more skipped", file=sys.stderr)
     print(json.dumps({**counts, "skipped_by_reason": reasons}), file=sys.stderr)
     return 0
+
+
+HEAD_BYTES = 1 << 16  # the start of an input that identifies it for resuming
+
+
+def _head(path: str, size: int = HEAD_BYTES) -> dict[str, Any] | None:
+    """The length and a digest of the input's first ``size`` bytes at most (None for standard
+    input): a rerun resumes only in the input the checkpoint was made in, or one that grew at
+    its end."""
+    if path == "-":
+        return None
+    with open(path, "rb") as handle:
+        start = handle.read(size)
+    return {"head_bytes": len(start), "head": hashlib.sha256(start).hexdigest()[:16]}
+
+
+def _resume_after(mark: str | None, path: str) -> int:
+    """The record after which a rerun continues: the checkpoint's, unless the input at that
+    path is another file than the one indexed before (its start differs), which is read from
+    the start (documents already stored come back unchanged)."""
+    if mark is None:
+        return 0
+    try:
+        found = json.loads(mark)
+    except ValueError:
+        found = None
+    if isinstance(found, int):  # a checkpoint of an earlier version: the record alone
+        return found
+    if not isinstance(found, dict) or not isinstance(found.get("record"), int):
+        return 0
+    size = found.get("head_bytes")
+    if isinstance(size, int) and _head(path, size) not in (None, _known(found)):
+        print(
+            f"neardup: {path} is not the file indexed before at this path (its start "
+            "changed): reading it from the start; documents already stored come back "
+            "unchanged",
+            file=sys.stderr,
+        )
+        return 0
+    return found["record"]
+
+
+def _known(found: dict[str, Any]) -> dict[str, Any]:
+    return {"head_bytes": found["head_bytes"], "head": found.get("head")}
 
 
 def _first_use(
