@@ -295,3 +295,30 @@ def test_a_rerun_resumes_only_in_the_file_it_indexed_or_one_grown_at_its_end(tmp
     assert "is not the file indexed before" in err
     counts = json.loads(err.splitlines()[-1])
     assert counts["already_done"] == 0 and counts["inserted"] + counts["duplicate_not_stored"] == 4
+
+
+def test_an_id_stored_with_another_text_is_named_skipped_or_replaced(tmp_path, capsys):
+    """A record whose id the store holds with another text failed its whole batch with a
+    message naming neither file nor record, even with --on-error skip; now it is an error
+    naming the record, a counted skip of that record alone, or replaced (--replace)."""
+    url = f"sqlite:///{tmp_path / 'ix.db'}"
+    first, later = tmp_path / "first.jsonl", tmp_path / "later.jsonl"
+    write(first, TEXTS[:2])
+    rows = [{"id": "new1", "text": TEXTS[5]}, {"id": "doc1", "text": TEXTS[6]}]
+    rows.append({"id": "new2", "text": TEXTS[8]})
+    later.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    assert main(["index", "add", str(first), "--db", url, "--id-field", "id", "--quiet"]) == 0
+    capsys.readouterr()
+    add = ["index", "add", str(later), "--db", url, "--id-field", "id", "--quiet"]
+    assert main(add) == 2
+    err = capsys.readouterr().err
+    assert "later.jsonl, record 2" in err and "doc1" in err and "--replace" in err
+    assert main([*add, "--on-error", "skip"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped" in err and "record 2" in err
+    counts = json.loads(err.splitlines()[-1])
+    assert counts["skipped_by_reason"] == {"id_conflict": 1}
+    assert counts["inserted"] + counts["duplicate_not_stored"] == 2
+    later.write_bytes(orjson.dumps(rows[1]) + b"\n")  # another file: read from the start
+    assert main([*add, "--replace"]) == 0
+    assert json.loads(capsys.readouterr().err.splitlines()[-1])["replaced"] == 1

@@ -51,7 +51,12 @@ class IncompatibleIndexError(NeardupError):
 
 
 class DocumentConflictError(NeardupError):
-    """The id is stored with a different text and ``replace`` was not asked for."""
+    """The id is stored with a different text and ``replace`` was not asked for (``doc_id``:
+    that id, when one document is the cause)."""
+
+    def __init__(self, message: str, *, doc_id: str | None = None):
+        super().__init__(message)
+        self.doc_id = doc_id
 
 
 class RequestError(NeardupError):

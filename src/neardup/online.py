@@ -426,7 +426,8 @@ class Detector:
                 if not replace:
                     raise DocumentConflictError(
                         f"document {p.doc_id!r} is already stored with a different text; "
-                        "send replace=true to replace it"
+                        "send replace=true to replace it",
+                        doc_id=p.doc_id,
                     )
                 status = "replaced"
                 stored.add(p.doc_id)

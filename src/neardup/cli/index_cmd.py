@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import InputError
+from ..errors import DocumentConflictError, InputError
 from ..pipeline.reading import progress, warn_lost_tail
 from ..readers import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
 from .detector_options import DEFAULT_DB, add_detector_options, open_detector, open_store_for
@@ -40,6 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         a.add_argument("--batch-size", type=int, default=1000, help="records per transaction")
         a.add_argument("--quiet", action="store_true")
         a.add_argument("--limit", type=int, help=argparse.SUPPRESS)  # stop early (tests)
+        if name == "add":
+            a.add_argument(
+                "--replace",
+                action="store_true",
+                help="an id already stored with another text takes the new text (without it: "
+                "an error naming the record, or with --on-error skip a counted skip)",
+            )
         add_workers_option(a)
         add_detector_options(a)
         a.set_defaults(func=run_add if name == "add" else run_query)
@@ -104,11 +111,29 @@ def run_add(args: argparse.Namespace) -> int:
 
     def flush(upto: int) -> None:
         mark = json.dumps({"record": upto, **(head or {})})
-        results = detector.add_many([(r.id, r.text) for r in batch], checkpoint=(name, mark))
+        while True:  # a record whose id is stored with another text leaves, then the rest goes
+            try:
+                results = detector.add_many(
+                    [(r.id, r.text) for r in batch], replace=args.replace, checkpoint=(name, mark)
+                )
+                break
+            except DocumentConflictError as exc:
+                conflict = _conflicting(batch, exc, reader, counts)
+                skipped(Skipped(conflict.number, conflict.id, "id_conflict", str(exc)))
+                batch.remove(conflict)
         for r in results:
             counts[r.status] += 1
             counts["duplicates"] += r.duplicate
         batch.clear()
+
+    def skipped(item: Skipped) -> None:
+        counts["skipped"] += 1
+        reasons[item.reason] = reasons.get(item.reason, 0) + 1
+        if item.reason in LOST_TAIL:
+            warn_lost_tail(reader, item)
+        elif counts["skipped"] <= SKIPS_SHOWN:
+            print(f"neardup: skipped {reader.source}, record {item.number}: {item.message}",
+                  file=sys.stderr)  # fmt: skip
 
     seen = 0
     reasons: dict[str, int] = {}  # skipped records by reason
@@ -124,13 +149,7 @@ def run_add(args: argparse.Namespace) -> int:
         seen += 1
         bar.update(1)
         if isinstance(item, Skipped):
-            counts["skipped"] += 1
-            reasons[item.reason] = reasons.get(item.reason, 0) + 1
-            if item.reason in LOST_TAIL:
-                warn_lost_tail(reader, item)
-            elif counts["skipped"] <= SKIPS_SHOWN:
-                print(f"neardup: skipped {reader.source}, record {item.number}: {item.message}",
-                      file=sys.stderr)  # fmt: skip
+            skipped(item)
         else:
             batch.append(item)
         if not (isinstance(item, Skipped) and item.reason in LOST_TAIL):
@@ -189,6 +208,26 @@ def _resume_after(mark: str | None, path: str) -> int:
 
 def _known(found: dict[str, Any]) -> dict[str, Any]:
     return {"head_bytes": found["head_bytes"], "head": found.get("head")}
+
+
+def _conflicting(
+    batch: list[Record], exc: DocumentConflictError, reader, counts: dict[str, int]
+) -> Record:
+    """The record of the batch whose id ``exc`` names, when it may be skipped (``--on-error
+    skip``); else an error naming the file, the record and what was committed before it."""
+    found = [r for r in batch if r.id == exc.doc_id]
+    if not found or reader.on_error == "fail":
+        done = sum(counts[s] for s in ("inserted", "replaced", "unchanged", "duplicate_not_stored"))
+        note = f"; {done} documents were committed before it, a rerun resumes after them"
+        hint = "; give --replace to replace it, or --on-error skip to leave it"
+        raise InputError(
+            str(exc).replace("; send replace=true to replace it", "")
+            + hint
+            + (note if done else ""),
+            source=reader.source,
+            record=found[0].number if found else None,
+        ) from None
+    return found[0]
 
 
 def _first_use(
