@@ -1385,3 +1385,19 @@ def test_texts_of_markup_alone_are_compared_as_written_in_batch_and_online():
     det = Detector(store=open_store("memory://"))
     online = [det.add(str(i), t).duplicate for i, t in enumerate(texts)]
     assert online == [False, False, True, False, False, True]
+
+
+@pytest.mark.parametrize("method", ["simhash", "ngram", "paragraph", "auto"])
+def test_compare_and_scores_agree_with_dedup_on_texts_that_normalise_alike(method):
+    """Texts that are identical once compared (emoji alone, markup alone) are exact copies in a
+    batch; ``compare`` and ``score_pairs`` (what ``eval`` scores) said they were not."""
+    from neardup.dedup import dedup_texts
+    from neardup.methods import create
+    from neardup.methods.base import is_close
+
+    m = create(method)
+    for a, b in (("😀😀😀", "😀😀😀"), ("～～", "～～"), ("<p></p>", "<div></div>")):
+        removed = dedup_texts([a, b], method=method).clusters.cluster_id.tolist() == [0, 0]
+        assert m.compare(a, b)["duplicate"] == removed, (a, b)
+        score = m.score_pairs([a], [b])
+        assert bool(is_close(score, m.threshold, higher_is_closer=m.higher_is_closer)[0]) == removed

@@ -824,11 +824,13 @@ class AutoMethod:
         threshold sweep trades recall for precision among copies)."""
         if len(left) != len(right):
             raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
-        a = self.prepare(self.compared(left))
-        b = self.prepare(self.compared(right))
+        ca, cb = self.compared(left), self.compared(right)
+        a, b = self.prepare(ca), self.prepare(cb)
         idx = np.arange(len(left))
         sim, ok = self.verify(a, idx, b, idx)
-        return np.where(ok, np.maximum(sim, 1e-6), 0.0).astype(np.float64)
+        same = np.fromiter(map(str.__eq__, ca, cb), np.bool_, len(ca))  # exact copies
+        sim = np.where(same, 1.0, sim)
+        return np.where(ok | same, np.maximum(sim, 1e-6), 0.0).astype(np.float64)
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
         ca, cb = self.compared([a, b])
@@ -836,18 +838,20 @@ class AutoMethod:
         zero = np.zeros(1, np.int64)
         verdicts, checked, _short = self.judge(pa, zero, pb, zero, prune=False)
         v = verdicts[0] if len(checked) else None
+        exact = ca == cb  # exact copies: a batch groups them before any pair is judged
         found: dict[str, Any] = {
             "method": self.name,
             "match": self.config.match,
             "compared_a": ca,
             "compared_b": cb,
             "rare_grams": [int(np.diff(pa.grams[1])[0]), int(np.diff(pb.grams[1])[0])],
-            "similarity": v.similarity if v else 0.0,
+            "similarity": 1.0 if exact else v.similarity if v else 0.0,
             "containment": v.containment if v else 0.0,
             "coverage": v.coverage if v else 0.0,
             "value_changes": v.value_changes if v else 0,
             "hard_change": v.year_change if v else False,
-            "duplicate": bool(v.copy) if v else False,
+            "exact_copy": exact,
+            "duplicate": exact or (bool(v.copy) if v else False),
         }
         if self.config.partial:  # the paragraph method's answer, for what is not a copy
             para = self._paragraph().compare(a, b)

@@ -228,5 +228,6 @@ class NgramMethod:
             "measure": cfg.measure,
             "similarity": round(sim, 6),
             "threshold": cfg.threshold,
-            "duplicate": bool(shared > 0 and sim >= cfg.threshold),
+            # identical normalised texts are exact copies, as a batch groups them first
+            "duplicate": bool(na == nb or (shared > 0 and sim >= cfg.threshold)),
         }
