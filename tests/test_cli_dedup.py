@@ -244,6 +244,12 @@ def test_compare_explains(capsys, tmp_path):
     assert report["hamming_distance"] <= 3 and report["duplicate"] is True
     assert report["char3_jaccard"] > 0.8 and 0.9 < report["edit_similarity"] <= 1
     assert main(["compare", "abc", "@" + str(tmp_path / "nope.txt")]) == 2
+    edited = BASE[0][:-8] + "另外补充一句话"
+    args = ["compare", "--method", "simhash", "--features", "word", BASE[0], edited]
+    assert main(args) == 0  # the plain measures use the method's own fingerprints
+    report = json.loads(capsys.readouterr().out)
+    assert report["hamming_distance"] == report["verdict"]["hamming_distance"]
+    assert report["simhash_a"] == report["verdict"]["fingerprint_a"]
 
 
 def test_real_sample(shared_data, tmp_path):

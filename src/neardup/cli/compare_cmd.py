@@ -41,16 +41,23 @@ def read_text_arg(value: str) -> str:
 
 
 def explain(a: str, b: str, method) -> dict:
+    """Plain measures of the pair beside the method's verdict: the SimHash fingerprints and
+    normalisation are the method's own when it has them (``simhash``), else the defaults."""
     from rapidfuzz.distance import Levenshtein
 
     from ..features import char_ngrams
     from ..simhash import Fingerprinter
 
-    na, nb = normalize(a), normalize(b)
+    config = getattr(getattr(method, "config", None), "normalize", None)
+    na, nb = (
+        (normalize(a), normalize(b))
+        if config is None
+        else (normalize(a, config), normalize(b, config))
+    )
     ga, gb = set(char_ngrams(na, 3)), set(char_ngrams(nb, 3))
     union = ga | gb
-    fp = Fingerprinter()
-    fa, fb = fp.fingerprint(a), fp.fingerprint(b)
+    fp = getattr(method, "fingerprinter", None) or Fingerprinter()
+    fa, fb = (int(x) for x in fp.fingerprint_many([a, b]))
     report = {
         "length_a": len(a),
         "length_b": len(b),
