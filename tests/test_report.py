@@ -102,6 +102,30 @@ def test_report_data_agrees_with_the_run_outputs(sample_run):
     assert [r["similarity"] for r in data["closest_removals"]] == pytest.approx(near[:20], abs=1e-5)
 
 
+def test_distributions_count_every_input_document_once(tmp_path):
+    """With --against, the kept lengths are the run's kept inputs (the reference documents
+    were counted as kept); with --clusters components, every removed document is in its
+    method's histogram or counted as unmeasured (some were left out)."""
+    rows = SAMPLE.read_text(encoding="utf-8").splitlines()
+    ref, new = tmp_path / "ref.jsonl", tmp_path / "new.jsonl"
+    ref.write_text("\n".join(rows[:200]) + "\n", encoding="utf-8")
+    new.write_text("\n".join(rows[200:]) + "\n", encoding="utf-8")
+    out = tmp_path / "against"
+    args = ["dedup", str(new), "--against", str(ref), "--id-field", "id", "-o", str(out)]
+    assert main([*args, "--report", "--quiet"]) == 0
+    data = json.loads((out / "report_data.json").read_text(encoding="utf-8"))
+    counts = json.loads((out / "summary.json").read_text(encoding="utf-8"))["counts"]
+    assert sum(data["length_kept"]) == counts["kept"]
+    assert sum(data["length_removed"]) == counts["duplicates_removed"]
+    out = tmp_path / "components"
+    args = ["dedup", str(SAMPLE), "--id-field", "id", "-o", str(out), "--report", "--quiet"]
+    assert main([*args, "--keep", "longest", "--clusters", "components"]) == 0
+    data = json.loads((out / "report_data.json").read_text(encoding="utf-8"))
+    for method, entry in data["per_method"].items():
+        shown = sum(entry.get("similarity", entry.get("distance", [])))
+        assert shown + entry.get("unmeasured", 0) == entry["removed"], method
+
+
 def test_near_misses_are_rejected_pairs_with_their_scores(sample_run):
     data = json.loads((sample_run / "report_data.json").read_text(encoding="utf-8"))
     docs = data["documents"]

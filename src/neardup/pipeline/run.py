@@ -425,6 +425,7 @@ def run_report_data(
         thresholds=thresholds() if thresholds is not None else {},
         near_misses=near.to_list() if near is not None else [],
         texts_of=texts_of,
+        start=both.start,
     )
 
 

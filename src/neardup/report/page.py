@@ -202,9 +202,12 @@ def _plots(data: dict[str, Any]) -> list[str]:
                 for label, value in data["thresholds"].items()
                 if "distance" not in label and 0.0 <= value <= 1.0
             ]
+            unmeasured = entry.get("unmeasured", 0)
+            note = f" ({unmeasured} more joined through other members, unmeasured)"
             plots.append(
                 bar_chart(
-                    title=f"{method}: similarity of removed documents to their representative",
+                    title=f"{method}: similarity of removed documents to their representative"
+                    + (note if unmeasured else ""),
                     bins=[f"{k / bins:.2f}" for k in range(bins)],
                     series=[Series(method, entry["similarity"], REMOVED_COLOR)],
                     x_label="similarity (bin start)",

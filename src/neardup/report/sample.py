@@ -114,13 +114,17 @@ def wanted_documents(rows: dict[str, Any]) -> list[int]:
 
 
 def distributions(
-    result: DedupResult, lengths: np.ndarray, thresholds: dict[str, float]
+    result: DedupResult, lengths: np.ndarray, thresholds: dict[str, float], *, start: int = 0
 ) -> dict[str, Any]:
-    """Cluster sizes, similarity / distance per method, and lengths of kept vs removed."""
+    """Cluster sizes, similarity / distance per method, and lengths of kept vs removed inputs
+    (the first ``start`` documents are an ``--against`` reference: neither kept nor removed
+    by the run). A removed document without a measure to its representative (``--clusters
+    components`` joins some through other members) is counted as ``unmeasured``."""
     c = result.clusters
     n = len(c)
     rep = c.representative
     removed = rep != np.arange(n)
+    inputs = np.arange(n) >= start
     sizes = np.bincount(c.cluster_id, minlength=c.n_clusters) if n else np.empty(0, np.int64)
     size_values, size_counts = np.unique(sizes[sizes > 1], return_counts=True)
     per_method: dict[str, Any] = {}
@@ -132,6 +136,9 @@ def distributions(
         dist = result.distance_to_representative[mine]
         dist = dist[dist >= 0]
         entry: dict[str, Any] = {"removed": int(mine.sum())}
+        unmeasured = int(mine.sum()) - max(len(sim), len(dist))
+        if unmeasured:
+            entry["unmeasured"] = unmeasured
         if len(sim):
             counts, _ = np.histogram(sim, bins=_SIM_BINS, range=(0.0, 1.0))
             entry["similarity"] = counts.tolist()
@@ -147,8 +154,8 @@ def distributions(
         "per_method": per_method,
         "thresholds": thresholds,
         "length_edges": edges.tolist(),
-        "length_kept": np.histogram(lengths[~removed], bins=edges)[0].tolist(),
-        "length_removed": np.histogram(lengths[removed], bins=edges)[0].tolist(),
+        "length_kept": np.histogram(lengths[~removed & inputs], bins=edges)[0].tolist(),
+        "length_removed": np.histogram(lengths[removed & inputs], bins=edges)[0].tolist(),
     }
 
 
@@ -161,8 +168,10 @@ def report_data(
     near_misses: list[dict[str, Any]],
     texts_of: Callable[[list[int]], dict[int, str]],
     sizes: SampleSizes | None = None,
+    start: int = 0,
 ) -> dict[str, Any]:
-    """The JSON-able report data of a run; ``texts_of(positions)`` supplies sampled texts."""
+    """The JSON-able report data of a run; ``texts_of(positions)`` supplies sampled texts;
+    the first ``start`` documents are an ``--against`` reference."""
     sizes = sizes or SampleSizes()
     rows = sample_positions(result, near_misses, sizes)
     wanted = wanted_documents(rows)
@@ -180,7 +189,7 @@ def report_data(
         "version": DATA_VERSION,
         "sample": asdict(sizes),
         "removed_total": int((result.clusters.representative != np.arange(len(ids))).sum()),
-        **distributions(result, lengths, thresholds),
+        **distributions(result, lengths, thresholds, start=start),
         **rows,
         "documents": documents,
     }
