@@ -289,3 +289,19 @@ def test_cluster_labels_are_read_like_ids(tmp_path):
     assert main(["eval", data, "--method", "ngram", "-o", str(out), "--quiet"]) == 0
     entry = json.loads((out / "report.json").read_text())["results"]["ngram"]
     assert entry["gold_clusters"] == 2 and entry["scores"]["gold_pairs"] == 3
+
+
+def test_options_that_would_do_nothing_are_said(tmp_path, capsys):
+    """An empty --methods ran the default silently; --sweep on a clustered corpus was ignored
+    silently; an unknown --option was named as a flag the user never gave."""
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", pairs_rows())
+    corpus = write_jsonl(
+        tmp_path / "corpus.jsonl",
+        [{"id": str(i), "text": t, "cluster": i} for i, t in enumerate(BASE)],
+    )
+    assert main(["eval", pairs, "--methods", "", "-o", str(tmp_path / "a")]) == 2
+    assert "unknown method ''" in capsys.readouterr().err
+    assert main(["eval", pairs, "--option", "auto.nope=4", "-o", str(tmp_path / "b")]) == 2
+    assert "does not take --option nope" in capsys.readouterr().err
+    assert main(["eval", corpus, "--sweep", "-o", str(tmp_path / "c"), "--quiet"]) == 0
+    assert "--sweep scores labelled pairs" in capsys.readouterr().err

@@ -49,11 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _methods(args: argparse.Namespace) -> list[str]:
     names = (
         [m.strip() for m in args.methods.split(",")]
-        if args.methods
+        if args.methods is not None
         else [args.method or DEFAULT_METHOD]
     )
     unknown = [m for m in names if m not in METHOD_NAMES]
-    if unknown or not names:
+    if unknown:
         raise ConfigError(f"unknown method {unknown[0]!r}; choose from {', '.join(METHOD_NAMES)}")
     return list(dict.fromkeys(names))
 
@@ -79,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate.run import evaluate_file
 
     names = _methods(args)
+    if args.sweep and args.kind == "clusters":
+        raise ConfigError(
+            "--sweep scores labelled pairs over thresholds; a clustered corpus has none"
+        )
     report, html_path = evaluate_file(
         args.data,
         args.output,
@@ -92,6 +96,12 @@ def run(args: argparse.Namespace) -> int:
         sweep=args.sweep,
         workers=args.workers,
     )
+    if args.sweep and report["kind"] != "pairs":  # said even with --quiet: an option unused
+        print(
+            "neardup: --sweep scores labelled pairs over thresholds; the clustered corpus was "
+            "scored at each method's own threshold",
+            file=sys.stderr,
+        )
     if not args.quiet:
         for name, e in report["results"].items():
             s = e["at_default_threshold"] if report["kind"] == "pairs" else e["scores"]

@@ -115,10 +115,13 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
         given["normalize"] = NormalizeConfig(
             remove_punctuation=args.remove_punctuation, cjk_only=args.cjk_only
         )
-    given.update(parse_options(getattr(args, "option", []) or []))
+    options = parse_options(getattr(args, "option", []) or [])
+    given.update(options)
     unknown = sorted(set(given) - fields)
     if unknown:
-        flags = ", ".join("--" + u.replace("_", "-") for u in unknown)
+        flags = ", ".join(  # as the user gave each: --option NAME=... or its own flag
+            f"--option {u}" if u in options else "--" + u.replace("_", "-") for u in unknown
+        )
         raise ConfigError(
             f"method {args.method!r} does not take {flags}; its options are: {', '.join(sorted(fields))}"
         )
