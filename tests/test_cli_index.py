@@ -322,3 +322,30 @@ def test_an_id_stored_with_another_text_is_named_skipped_or_replaced(tmp_path, c
     later.write_bytes(orjson.dumps(rows[1]) + b"\n")  # another file: read from the start
     assert main([*add, "--replace"]) == 0
     assert json.loads(capsys.readouterr().err.splitlines()[-1])["replaced"] == 1
+
+
+def test_a_storage_failure_names_the_store_and_what_was_committed(tmp_path, capsys, monkeypatch):
+    """Storage full half way: the error names the store and how many documents are safe."""
+    from neardup.errors import StoreFullError
+    from neardup.online import Detector
+
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS[:6])
+    url = f"sqlite:///{tmp_path / 'ix.db'}"
+    real, calls = Detector.add_many, []
+
+    def full_after_one(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) > 1:
+            raise StoreFullError("storage full: database or disk is full")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Detector, "add_many", full_after_one)
+    args = ["index", "add", str(path), "--db", url, "--id-field", "id", "--batch-size", "2"]
+    assert main([*args, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert url in err and "storage full" in err and "2 documents were committed" in err
+    monkeypatch.setattr(Detector, "add_many", real)
+    assert main([*args, "--quiet"]) == 0  # the rerun resumes after them
+    counts = json.loads(capsys.readouterr().err.splitlines()[-1])
+    assert counts["already_done"] == 2 and counts["documents_in_store"] >= 4

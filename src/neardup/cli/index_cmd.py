@@ -12,9 +12,10 @@ from typing import Any
 
 import orjson
 
-from ..errors import DocumentConflictError, InputError
+from ..errors import DocumentConflictError, InputError, StoreError
 from ..pipeline.reading import progress, warn_lost_tail
 from ..readers import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
+from ..store.url import redact
 from .detector_options import DEFAULT_DB, add_detector_options, open_detector, open_store_for
 from .options import add_workers_option, record_reader
 
@@ -74,13 +75,14 @@ def _reading(reader, counts: dict[str, int]):
     try:
         yield from reader
     except InputError as exc:
-        done = sum(counts[s] for s in ("inserted", "replaced", "unchanged", "duplicate_not_stored"))
+        done = sum(counts[s] for s in COMMITTED)
         if not done:
             raise
         note = f"{done} documents were committed before it; a rerun resumes after them"
         raise InputError(f"{exc.reason}; {note}", source=exc.source, record=exc.record) from None
 
 
+COMMITTED = ("inserted", "replaced", "unchanged", "duplicate_not_stored")  # counts in the store
 SKIPS_SHOWN = 20  # skipped records named on stderr, one line each; the rest are counted
 
 
@@ -121,6 +123,12 @@ def run_add(args: argparse.Namespace) -> int:
                 conflict = _conflicting(batch, exc, reader, counts)
                 skipped(Skipped(conflict.number, conflict.id, "id_conflict", str(exc)))
                 batch.remove(conflict)
+            except StoreError as exc:  # the store, and what is safe, named
+                done = sum(counts[s] for s in COMMITTED)
+                raise type(exc)(
+                    f"{redact(args.db)}: {exc}; {done} documents were committed before it, "
+                    "a rerun resumes after them"
+                ) from None
         for r in results:
             counts[r.status] += 1
             counts["duplicates"] += r.duplicate
@@ -217,7 +225,7 @@ def _conflicting(
     skip``); else an error naming the file, the record and what was committed before it."""
     found = [r for r in batch if r.id == exc.doc_id]
     if not found or reader.on_error == "fail":
-        done = sum(counts[s] for s in ("inserted", "replaced", "unchanged", "duplicate_not_stored"))
+        done = sum(counts[s] for s in COMMITTED)
         note = f"; {done} documents were committed before it, a rerun resumes after them"
         hint = "; give --replace to replace it, or --on-error skip to leave it"
         raise InputError(
@@ -240,7 +248,7 @@ def _first_use(
         return item
     message = f"duplicate id {item.id!r} (first at record {first})"
     if reader.on_error == "fail":
-        done = sum(counts[s] for s in ("inserted", "replaced", "unchanged", "duplicate_not_stored"))
+        done = sum(counts[s] for s in COMMITTED)
         note = f"; {done} documents were committed before it, a rerun resumes after them"
         raise InputError(message + (note if done else ""), source=reader.source, record=item.number)
     return Skipped(item.number, item.id, "duplicate_id", message)
