@@ -98,6 +98,18 @@ def test_a_symbolic_link_to_the_file_is_the_same_store_for_the_lock(tmp_path):
     open_store(f"sqlite:///{tmp_path}/link.db").close()
 
 
+def test_a_hard_link_to_the_file_is_the_same_store_for_the_lock(tmp_path):
+    """A hard link is another path to the same file, in any folder: a second writer through it
+    was given its own lock beside the link, and wrote beside the first."""
+    first = open_store(f"sqlite:///{tmp_path}/real.db")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "hard.db").hardlink_to(tmp_path / "real.db")
+    with pytest.raises(StoreBusyError, match=r"open for writing by pid \d+"):
+        open_store(f"sqlite:///{tmp_path}/dir/hard.db")
+    first.close()
+    open_store(f"sqlite:///{tmp_path}/dir/hard.db").close()
+
+
 def test_second_writing_process_is_refused_and_the_lock_dies_with_kill_9(tmp_path):
     url = f"sqlite:///{tmp_path}/p.db"
     holder = subprocess.Popen(

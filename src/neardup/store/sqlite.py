@@ -13,6 +13,7 @@ import fcntl
 import os
 import sqlite3
 import sys
+from contextlib import suppress
 from pathlib import Path
 
 from ..errors import ConfigError, StoreBusyError, StoreError, StoreFullError
@@ -30,7 +31,7 @@ class SqliteStore(SqlStore):
     def __init__(self, url: str, path: str, *, synchronous: str = "full", read_only: bool = False):
         if synchronous not in SYNCHRONOUS:
             raise ConfigError(f"synchronous={synchronous!r}: choose 'full' or 'normal'")
-        self._writer_lock: int | None = None
+        self._writer_locks: list[int] = []
         if read_only:
             conn = _open_read_only(url, path)
         else:
@@ -39,10 +40,28 @@ class SqliteStore(SqlStore):
                 if not parent.is_dir():
                     raise ConfigError(f"{url}: the folder {parent} does not exist")
                 _refuse_foreign(url, path)  # before the lock and the journal mode touch it
-                self._writer_lock = _lock_writer(url, path)
+                self._writer_locks.append(_lock_writer(url, f"{os.path.realpath(path)}.lock"))
+                if os.path.exists(path):  # before SQLite opens it: a hard link's log is apart
+                    self._lock_inode(url, path)
             conn = _open_writable(url, path, synchronous)
+            if path != ":memory:" and len(self._writer_locks) == 1:  # a file created now
+                try:
+                    self._lock_inode(url, path)
+                except BaseException:
+                    conn.close()
+                    raise
         try:
             super().__init__(url, conn, read_only=read_only)
+        except BaseException:
+            self.close()
+            raise
+
+    def _lock_inode(self, url: str, path: str) -> None:
+        """The lock every hard link to the file shares (:func:`_inode_lock_path`)."""
+        try:
+            inode = _inode_lock_path(path)
+            if inode is not None:
+                self._writer_locks.append(_lock_writer(url, inode))
         except BaseException:
             self.close()
             raise
@@ -63,9 +82,8 @@ class SqliteStore(SqlStore):
         conn = getattr(self, "_conn", None)
         if conn is not None:
             super().close()
-        if self._writer_lock is not None:
-            os.close(self._writer_lock)  # releases the flock
-            self._writer_lock = None
+        while self._writer_locks:
+            os.close(self._writer_locks.pop())  # releases the flock
 
 
 def _open_writable(url: str, path: str, synchronous: str) -> sqlite3.Connection:
@@ -139,10 +157,33 @@ def _refuse_unapplied_log(url: str, file: Path) -> None:
         )
 
 
-def _lock_writer(url: str, path: str) -> int:
-    """An exclusive, non-blocking lock on ``<real path>.lock`` (symbolic links resolved, so that
-    a link to the file cannot open a second writer); the holder's pid and command inside."""
-    lock_path = f"{os.path.realpath(path)}.lock"
+INODE_LOCKS = "neardup-sqlite-locks"  # in the temporary folder: one lock file per store inode
+
+
+def _inode_lock_path(path: str) -> str | None:
+    """A lock file named by the store file's device and inode, which every hard link to it
+    shares (the lock beside the file is named by one of its paths); None when the temporary
+    folder takes no lock files (the lock beside the file still holds)."""
+    import tempfile
+
+    st = os.stat(path)
+    folder = Path(tempfile.gettempdir()) / INODE_LOCKS
+    try:
+        folder.mkdir(exist_ok=True)
+        with suppress(OSError):  # shared by every user, as /tmp is
+            folder.chmod(0o1777)
+    except OSError:
+        return None
+    lock = folder / f"{st.st_dev}-{st.st_ino}.lock"
+    if lock.exists() and not os.access(lock, os.W_OK):
+        return None
+    return str(lock)
+
+
+def _lock_writer(url: str, lock_path: str) -> int:
+    """An exclusive, non-blocking lock on ``lock_path`` (``<real path>.lock``: symbolic links
+    resolved, so that a link to the file cannot open a second writer; and one per inode, for
+    hard links); the holder's pid and command inside."""
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
