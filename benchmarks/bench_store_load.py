@@ -12,6 +12,7 @@ import argparse
 import os
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from _common import peak_rss_mb
@@ -62,6 +63,9 @@ def main() -> None:
     args = ap.parse_args()
     tmp = tempfile.mkdtemp()
     urls = [args.db or f"sqlite:///{tmp}/bench.db"]
+    if args.db and args.db.startswith("sqlite:///"):  # filled from empty, as PostgreSQL below
+        for suffix in ("", "-wal", "-shm"):
+            Path(args.db.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
     if args.postgres:
         import psycopg
 

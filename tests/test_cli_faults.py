@@ -289,7 +289,7 @@ def test_index_add_fails_saying_what_was_committed(tmp_path, capsys, name):
     assert index_add(src, db) == 2
     err = capsys.readouterr().err
     assert f"{name}, {what}" in err and "Traceback" not in err
-    assert "900 documents were committed before it; a rerun resumes after them" in err
+    assert "900 documents were committed before it, a rerun resumes after them" in err
     assert stored(db, capsys) == 900
 
 

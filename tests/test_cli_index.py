@@ -349,3 +349,28 @@ def test_a_storage_failure_names_the_store_and_what_was_committed(tmp_path, caps
     assert main([*args, "--quiet"]) == 0  # the rerun resumes after them
     counts = json.loads(capsys.readouterr().err.splitlines()[-1])
     assert counts["already_done"] == 2 and counts["documents_in_store"] >= 4
+
+
+def test_a_pipe_is_read_once_and_whole(tmp_path, capsys):
+    """A named pipe (or ``<(cmd)``) as the input: its start was read a second time to identify
+    it for resuming, and those bytes were lost to the reader (records dropped, exit 0)."""
+    import os
+    import threading
+
+    rows = [{"id": f"r{i}", "text": f"{TEXTS[i % 40]}（第{i}号）"} for i in range(1500)]
+    data = b"".join(orjson.dumps(r) + b"\n" for r in rows)
+    fifo = tmp_path / "feed"
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "wb") as pipe:
+            pipe.write(data)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    url = f"sqlite:///{tmp_path / 'ix.db'}"
+    args = ["index", "add", str(fifo), "--format", "jsonl", "--db", url, "--id-field", "id"]
+    assert main([*args, "--method", "simhash", "--quiet"]) == 0
+    writer.join()
+    counts = json.loads(capsys.readouterr().err.splitlines()[-1])
+    assert sum(counts[k] for k in ("inserted", "duplicate_not_stored")) == 1500

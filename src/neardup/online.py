@@ -239,6 +239,18 @@ class Detector:
                 )
         return _Item(doc_id, text)
 
+    def conflicting(self, items: Sequence[tuple[str, str]]) -> list[int]:
+        """Positions of the ``(id, text)`` items whose id is stored with another text (as the
+        detector knows the store now): what a write without ``replace`` would refuse, found
+        before it (a caller that skips them writes the rest in one go)."""
+        with self._lock:
+            self._catch_up()
+            return [
+                k
+                for k, (doc_id, text) in enumerate(items)
+                if self._hashes.get(doc_id, feature_hash(text)) != feature_hash(text)
+            ]
+
     def _prepare(self, items: Sequence[_Item]) -> list[_Prepared]:
         """The method's view of each document, in one call for all of them."""
         docs = self.index.prepare_many([it.text for it in items])

@@ -79,10 +79,6 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate.run import evaluate_file
 
     names = _methods(args)
-    if args.sweep and args.kind == "clusters":
-        raise ConfigError(
-            "--sweep scores labelled pairs over thresholds; a clustered corpus has none"
-        )
     report, html_path = evaluate_file(
         args.data,
         args.output,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import stat
 import sys
 from itertools import chain
 from pathlib import Path
@@ -75,14 +77,30 @@ def _reading(reader, counts: dict[str, int]):
     try:
         yield from reader
     except InputError as exc:
-        done = sum(counts[s] for s in COMMITTED)
-        if not done:
+        if not _committed_note(counts):
             raise
-        note = f"{done} documents were committed before it; a rerun resumes after them"
-        raise InputError(f"{exc.reason}; {note}", source=exc.source, record=exc.record) from None
+        reason = exc.reason + _committed_note(counts)
+        raise InputError(reason, source=exc.source, record=exc.record) from None
 
 
 COMMITTED = ("inserted", "replaced", "unchanged", "duplicate_not_stored")  # counts in the store
+
+
+def _committed_note(counts: dict[str, int]) -> str:
+    """``"; N documents were committed before it, ..."`` when any were, else ``""``."""
+    done = sum(counts[s] for s in COMMITTED)
+    return (
+        f"; {done} documents were committed before it, a rerun resumes after them" if done else ""
+    )
+
+
+def _conflict_message(doc_id: str) -> str:
+    return (
+        f"document {doc_id!r} is already stored with a different text; give --replace to "
+        "replace it, or --on-error skip to leave it"
+    )
+
+
 SKIPS_SHOWN = 20  # skipped records named on stderr, one line each; the rest are counted
 
 
@@ -113,22 +131,24 @@ def run_add(args: argparse.Namespace) -> int:
 
     def flush(upto: int) -> None:
         mark = json.dumps({"record": upto, **(head or {})})
-        while True:  # a record whose id is stored with another text leaves, then the rest goes
-            try:
-                results = detector.add_many(
-                    [(r.id, r.text) for r in batch], replace=args.replace, checkpoint=(name, mark)
-                )
-                break
-            except DocumentConflictError as exc:
-                conflict = _conflicting(batch, exc, reader, counts)
-                skipped(Skipped(conflict.number, conflict.id, "id_conflict", str(exc)))
-                batch.remove(conflict)
-            except StoreError as exc:  # the store, and what is safe, named
-                done = sum(counts[s] for s in COMMITTED)
-                raise type(exc)(
-                    f"{redact(args.db)}: {exc}; {done} documents were committed before it, "
-                    "a rerun resumes after them"
-                ) from None
+        if not args.replace:  # the records whose id is stored with another text, found at once
+            refused = set(detector.conflicting([(r.id, r.text) for r in batch]))
+            for k in sorted(refused):
+                _refuse_conflict(batch[k], reader, counts)
+                skipped(Skipped(batch[k].number, batch[k].id, "id_conflict",
+                                _conflict_message(batch[k].id)))  # fmt: skip
+            batch[:] = [r for k, r in enumerate(batch) if k not in refused]
+        try:
+            results = detector.add_many(
+                [(r.id, r.text) for r in batch], replace=args.replace, checkpoint=(name, mark)
+            )
+        except DocumentConflictError as exc:  # another writer stored an id meanwhile
+            record = next((r for r in batch if r.id == exc.doc_id), None)
+            if record is not None:
+                _refuse_conflict(record, reader, counts, force=True)
+            raise StoreError(f"{redact(args.db)}: {exc}{_committed_note(counts)}") from None
+        except StoreError as exc:  # the store, and what is safe, named
+            raise type(exc)(f"{redact(args.db)}: {exc}{_committed_note(counts)}") from None
         for r in results:
             counts[r.status] += 1
             counts["duplicates"] += r.duplicate
@@ -179,9 +199,9 @@ HEAD_BYTES = 1 << 16  # the start of an input that identifies it for resuming
 
 def _head(path: str, size: int = HEAD_BYTES) -> dict[str, Any] | None:
     """The length and a digest of the input's first ``size`` bytes at most (None for standard
-    input): a rerun resumes only in the input the checkpoint was made in, or one that grew at
+    input or a pipe, which resume by record number alone): a rerun resumes only in the input the checkpoint was made in, or one that grew at
     its end."""
-    if path == "-":
+    if path == "-" or not stat.S_ISREG(os.stat(path).st_mode):  # a pipe: reading would eat it
         return None
     with open(path, "rb") as handle:
         start = handle.read(size)
@@ -218,24 +238,15 @@ def _known(found: dict[str, Any]) -> dict[str, Any]:
     return {"head_bytes": found["head_bytes"], "head": found.get("head")}
 
 
-def _conflicting(
-    batch: list[Record], exc: DocumentConflictError, reader, counts: dict[str, int]
-) -> Record:
-    """The record of the batch whose id ``exc`` names, when it may be skipped (``--on-error
-    skip``); else an error naming the file, the record and what was committed before it."""
-    found = [r for r in batch if r.id == exc.doc_id]
-    if not found or reader.on_error == "fail":
-        done = sum(counts[s] for s in COMMITTED)
-        note = f"; {done} documents were committed before it, a rerun resumes after them"
-        hint = "; give --replace to replace it, or --on-error skip to leave it"
+def _refuse_conflict(record: Record, reader, counts: dict[str, int], *, force: bool = False):
+    """With ``--on-error fail`` (or ``force``), an error naming the record whose id is stored
+    with another text, and what was committed before it; with ``skip``, nothing (skipped)."""
+    if force or reader.on_error == "fail":
         raise InputError(
-            str(exc).replace("; send replace=true to replace it", "")
-            + hint
-            + (note if done else ""),
+            _conflict_message(record.id) + _committed_note(counts),
             source=reader.source,
-            record=found[0].number if found else None,
-        ) from None
-    return found[0]
+            record=record.number,
+        )
 
 
 def _first_use(
@@ -248,9 +259,9 @@ def _first_use(
         return item
     message = f"duplicate id {item.id!r} (first at record {first})"
     if reader.on_error == "fail":
-        done = sum(counts[s] for s in COMMITTED)
-        note = f"; {done} documents were committed before it, a rerun resumes after them"
-        raise InputError(message + (note if done else ""), source=reader.source, record=item.number)
+        raise InputError(
+            message + _committed_note(counts), source=reader.source, record=item.number
+        )
     return Skipped(item.number, item.id, "duplicate_id", message)
 
 

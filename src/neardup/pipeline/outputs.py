@@ -125,6 +125,7 @@ def publish(stage: Path, out: Path) -> None:
     The old summary goes first, so until the new one lands the directory reads as incomplete;
     outputs of an older run that this run does not write (say its pairs.csv) are removed.
     """
+    refuse_foreign_directories(out)  # again: a directory made while the run went
     names = sorted(p.name for p in stage.iterdir() if p.name != SUMMARY)
     (out / SUMMARY).unlink(missing_ok=True)
     for stale in sorted(OUTPUT_NAMES - set(names)) + [n for n in names if (out / n).is_dir()]:

@@ -136,6 +136,12 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+CONCURRENT_WRITE = (  # a row put_many was not told it replaces: one message for every store
+    "an id of this write is already stored (another writer stored it meanwhile, or the caller "
+    "did not name it among the ids it replaces); nothing of this write was committed"
+)
+
+
 def stored_json(text: str, what: str) -> Any:
     """A JSON value read from a store; an unreadable one is a StoreError naming it (a damaged
     file, or one written by something else), not a traceback."""

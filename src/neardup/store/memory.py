@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DocumentConflictError
-from .base import Changes, Snapshot, StoredDocument, compare_meta
+from .base import CONCURRENT_WRITE, Changes, Snapshot, StoredDocument, compare_meta
 
 
 class MemoryStore:
@@ -79,9 +79,7 @@ class MemoryStore:
             d.row()  # the same validation as the SQL stores, before anything changes
         with self._lock:
             if any(d.id in self._docs and d.id not in replacing for d in docs):
-                raise DocumentConflictError(
-                    "a document of this request is already stored; nothing was written"
-                )
+                raise DocumentConflictError(CONCURRENT_WRITE)
             for d in docs:
                 self._changing(d.id)
                 self._docs.pop(d.id, None)  # a replaced document moves to the end

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import DocumentConflictError, StoreError
 from .base import (
+    CONCURRENT_WRITE,
     Changes,
     Snapshot,
     StoredDocument,
@@ -191,10 +192,7 @@ class SqlStore:
                 except Exception as exc:
                     if not _is_unique_violation(exc):
                         raise
-                    raise DocumentConflictError(
-                        "a document of this request was stored by another writer meanwhile; "
-                        "nothing of the request was written: send it again"
-                    ) from None
+                    raise DocumentConflictError(CONCURRENT_WRITE) from None
             if checkpoint is not None:
                 cur.execute(
                     self._sql("DELETE FROM neardup_checkpoints WHERE name = ?"), (checkpoint[0],)

@@ -13,8 +13,8 @@ import fcntl
 import os
 import sqlite3
 import sys
-from contextlib import suppress
 from pathlib import Path
+from stat import S_ISDIR
 
 from ..errors import ConfigError, StoreBusyError, StoreError, StoreFullError
 from .sql import TABLES, SqlStore
@@ -157,27 +157,23 @@ def _refuse_unapplied_log(url: str, file: Path) -> None:
         )
 
 
-INODE_LOCKS = "neardup-sqlite-locks"  # in the temporary folder: one lock file per store inode
-
-
 def _inode_lock_path(path: str) -> str | None:
     """A lock file named by the store file's device and inode, which every hard link to it
-    shares (the lock beside the file is named by one of its paths); None when the temporary
-    folder takes no lock files (the lock beside the file still holds)."""
+    shares (the lock beside the file is named by one of its paths), in a folder of this user's
+    own (``$TMPDIR/neardup-sqlite-locks-<uid>``, mode 0700: nobody else can plant a link
+    there); None when that folder is unusable (the lock beside the file still holds)."""
     import tempfile
 
     st = os.stat(path)
-    folder = Path(tempfile.gettempdir()) / INODE_LOCKS
+    folder = Path(tempfile.gettempdir()) / f"neardup-sqlite-locks-{os.getuid()}"
     try:
-        folder.mkdir(exist_ok=True)
-        with suppress(OSError):  # shared by every user, as /tmp is
-            folder.chmod(0o1777)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        mine = folder.lstat()
     except OSError:
         return None
-    lock = folder / f"{st.st_dev}-{st.st_ino}.lock"
-    if lock.exists() and not os.access(lock, os.W_OK):
-        return None
-    return str(lock)
+    if not S_ISDIR(mine.st_mode) or mine.st_uid != os.getuid() or mine.st_mode & 0o077:
+        return None  # a link, or a folder another user made or others may write in
+    return str(folder / f"{st.st_dev}-{st.st_ino}.lock")
 
 
 def _lock_writer(url: str, lock_path: str) -> int:
@@ -185,7 +181,7 @@ def _lock_writer(url: str, lock_path: str) -> int:
     resolved, so that a link to the file cannot open a second writer; and one per inode, for
     hard links); the holder's pid and command inside."""
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as exc:
         raise ConfigError(
             f"{url}: cannot create the writer lock {lock_path} ({exc.strerror})"
