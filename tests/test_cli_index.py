@@ -1,6 +1,8 @@
 import json
+import subprocess
 
 import orjson
+import pytest
 
 from neardup.cli import main
 
@@ -113,69 +115,65 @@ def test_query_without_ids_is_not_excluded_by_record_number(tmp_path, capsys):
     assert all(not json.loads(x)["matches"] for x in capsys.readouterr().out.splitlines())
 
 
-def test_read_only_commands_work_on_read_only_media(tmp_path, capsys):
-    """stats and query on a store whose file system is mounted read-only (root can write any
-    file, so only a read-only mount shows that nothing is opened for writing)."""
-    import subprocess
-
-    import pytest
-
+@pytest.fixture
+def tmpfs(tmp_path):
+    """A small tmpfs mounted at ``tmp_path/ro`` (root only), unmounted afterwards."""
     mount = tmp_path / "ro"
     mount.mkdir()
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)]).returncode:
         pytest.skip("cannot mount a tmpfs here (needs root)")
     try:
-        path = tmp_path / "in.jsonl"
-        write(path, TEXTS[:6])
-        db = f"sqlite:///{mount}/ix.db"
-        assert main(["index", "add", str(path), "--db", db, "--id-field", "id", "--quiet"]) == 0
-        assert subprocess.run(["mount", "-o", "remount,ro", str(mount)]).returncode == 0
-        capsys.readouterr()
-        assert main(["index", "stats", "--db", db]) == 0
-        assert json.loads(capsys.readouterr().out)["documents"] == 6
-        query = tmp_path / "q.jsonl"
-        query.write_bytes(orjson.dumps({"id": "new", "text": TEXTS[1]}) + b"\n")
-        assert main(["index", "query", str(query), "--db", db, "--id-field", "id"]) == 0
-        row = json.loads(capsys.readouterr().out)
-        assert row["duplicate"] and row["matches"][0]["id"] == "doc1"
-        assert main(["index", "add", str(query), "--db", db, "--id-field", "id"]) == 2
-        assert "read-only" in capsys.readouterr().err.lower()
-        assert _open_files_under(mount) == []  # every file the commands opened is closed
+        yield mount
     finally:
         subprocess.run(["umount", str(mount)])
 
 
-def test_a_log_that_read_only_media_cannot_apply_is_an_error_not_stale_data(tmp_path, capsys):
+def test_read_only_commands_work_on_read_only_media(tmp_path, tmpfs, capsys):
+    """stats and query on a store whose file system is mounted read-only (root can write any
+    file, so only a read-only mount shows that nothing is opened for writing)."""
+    mount = tmpfs
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS[:6])
+    db = f"sqlite:///{mount}/ix.db"
+    assert main(["index", "add", str(path), "--db", db, "--id-field", "id", "--quiet"]) == 0
+    assert subprocess.run(["mount", "-o", "remount,ro", str(mount)]).returncode == 0
+    capsys.readouterr()
+    assert main(["index", "stats", "--db", db]) == 0
+    assert json.loads(capsys.readouterr().out)["documents"] == 6
+    query = tmp_path / "q.jsonl"
+    query.write_bytes(orjson.dumps({"id": "new", "text": TEXTS[1]}) + b"\n")
+    assert main(["index", "query", str(query), "--db", db, "--id-field", "id"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["duplicate"] and row["matches"][0]["id"] == "doc1"
+    assert main(["index", "add", str(query), "--db", db, "--id-field", "id"]) == 2
+    assert "read-only" in capsys.readouterr().err.lower()
+    assert _open_files_under(mount) == []  # every file the commands opened is closed
+
+
+def test_a_log_that_read_only_media_cannot_apply_is_an_error_not_stale_data(
+    tmp_path, tmpfs, capsys
+):
     """A copy of a store and its non-empty write-ahead log on read-only media: SQLite's
     immutable mode would ignore the log (stale counts, or a store read as damaged)."""
     import shutil
-    import subprocess
-
-    import pytest
 
     from neardup.online import Detector
     from neardup.store import open_store
 
-    mount = tmp_path / "ro"
-    mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)]).returncode:
-        pytest.skip("cannot mount a tmpfs here (needs root)")
-    try:
-        live = tmp_path / "live.db"
-        detector = Detector(store=open_store(f"sqlite:///{live}"))
-        for i, text in enumerate(TEXTS[:6]):
-            detector.add(f"doc{i}", text)
-        assert (tmp_path / "live.db-wal").stat().st_size > 0  # writes not yet in the file
-        shutil.copy(live, mount / "ix.db")
-        shutil.copy(tmp_path / "live.db-wal", mount / "ix.db-wal")
-        detector.close()
-        assert subprocess.run(["mount", "-o", "remount,ro", str(mount)]).returncode == 0
-        capsys.readouterr()
-        assert main(["index", "stats", "--db", f"sqlite:///{mount}/ix.db"]) == 2
-        assert "cannot be applied on read-only media" in capsys.readouterr().err
-        assert _open_files_under(mount) == []
-    finally:
-        subprocess.run(["umount", str(mount)])
+    mount = tmpfs
+    live = tmp_path / "live.db"
+    detector = Detector(store=open_store(f"sqlite:///{live}"))
+    for i, text in enumerate(TEXTS[:6]):
+        detector.add(f"doc{i}", text)
+    assert (tmp_path / "live.db-wal").stat().st_size > 0  # writes not yet in the file
+    shutil.copy(live, mount / "ix.db")
+    shutil.copy(tmp_path / "live.db-wal", mount / "ix.db-wal")
+    detector.close()
+    assert subprocess.run(["mount", "-o", "remount,ro", str(mount)]).returncode == 0
+    capsys.readouterr()
+    assert main(["index", "stats", "--db", f"sqlite:///{mount}/ix.db"]) == 2
+    assert "cannot be applied on read-only media" in capsys.readouterr().err
+    assert _open_files_under(mount) == []
 
 
 def _open_files_under(folder) -> list[str]:

@@ -205,30 +205,33 @@ def test_corpus_repeated_id_and_empty_text(tmp_path, capsys):
     assert report["results"]["auto"]["at_default_threshold"]["true_positives"] == 1  # kept: first
 
 
+def error_then_skip(path, out, capsys, message: str, *, told: bool = False) -> dict:
+    """``eval`` on ``path``: exit 2 naming the file and ``message``, no traceback; with
+    ``--on-error skip`` a run (``told``: the skip said on stderr even with --quiet); its report."""
+    assert main(["eval", str(path), "-o", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path.name}, record" in err and message in err and "Traceback" not in err, err
+    assert main(["eval", str(path), "-o", str(out), "--quiet", "--on-error", "skip"]) == 0
+    err = capsys.readouterr().err
+    if told:
+        assert message in err
+    return json.loads((out / "report.json").read_text())
+
+
 def test_unreadable_files_are_errors_or_counted_skips(tmp_path, capsys):
     import gzip
 
     bad_csv = tmp_path / "bad.csv"
     bad_csv.write_bytes(b"text1,text2,label\n\xff\xfebad,abc,1\n\xe4\xbb\x8a\xe5\xa4\xa9,abc,0\n")
-    assert main(["eval", str(bad_csv), "-o", str(tmp_path / "r1"), "--quiet"]) == 2
-    assert "bad.csv, record 1: field 'text1' is not valid UTF-8" in capsys.readouterr().err
-    args = ["eval", str(bad_csv), "-o", str(tmp_path / "r1"), "--quiet", "--on-error", "skip"]
-    assert main(args) == 0
-    report = json.loads((tmp_path / "r1" / "report.json").read_text())
+    report = error_then_skip(bad_csv, tmp_path / "r1", capsys, "record 1: field 'text1' is not")
     assert report["records"] == 1 and report["skipped"] == {"invalid_utf8": 1}
 
     rows = pairs_rows() * 20
     whole = gzip.compress(b"".join(orjson.dumps(r) + b"\n" for r in rows))
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(whole[:400])
-    assert main(["eval", str(cut), "-o", str(tmp_path / "r2"), "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert "cut.jsonl.gz, record" in err and "truncated" in err and "Traceback" not in err
-    args = ["eval", str(cut), "-o", str(tmp_path / "r2"), "--quiet", "--on-error", "skip"]
-    assert main(args) == 0
-    report = json.loads((tmp_path / "r2" / "report.json").read_text())
+    report = error_then_skip(cut, tmp_path / "r2", capsys, "truncated", told=True)
     assert 0 < report["records"] < len(rows) and report["skipped"] == {"truncated": 1}
-    assert "truncated" in capsys.readouterr().err  # told even with --quiet
 
     plain = write_jsonl(tmp_path / "plain.jsonl.gz", pairs_rows())
     for on_error in ("fail", "skip"):
@@ -262,11 +265,7 @@ def test_the_real_reason_is_given(tmp_path, capsys, content, message):
 def test_unclosed_csv_quote_is_named(tmp_path, capsys):
     path = tmp_path / "pairs.csv"
     path.write_text('text1,text2,label\n今天天气很好,今天天气真好,1\nabc,"def,1\nxyz,uvw,0\n')
-    assert main(["eval", str(path), "-o", str(tmp_path / "r"), "--quiet"]) == 2
-    assert "record 2: a quoted field is never closed" in capsys.readouterr().err
-    args = ["eval", str(path), "-o", str(tmp_path / "r"), "--quiet", "--on-error", "skip"]
-    assert main(args) == 0
-    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    report = error_then_skip(path, tmp_path / "r", capsys, "record 2: a quoted field is never")
     assert report["records"] == 1 and report["skipped"] == {"unclosed_quote": 1}
 
 

@@ -223,7 +223,8 @@ def _resume_after(mark: str | None, path: str) -> int:
     if not isinstance(found, dict) or not isinstance(found.get("record"), int):
         return 0
     size = found.get("head_bytes")
-    if isinstance(size, int) and _head(path, size) not in (None, _known(found)):
+    known = {"head_bytes": size, "head": found.get("head")}
+    if isinstance(size, int) and _head(path, size) not in (None, known):
         print(
             f"neardup: {path} is not the file indexed before at this path (its start "
             "changed): reading it from the start; documents already stored come back "
@@ -232,10 +233,6 @@ def _resume_after(mark: str | None, path: str) -> int:
         )
         return 0
     return found["record"]
-
-
-def _known(found: dict[str, Any]) -> dict[str, Any]:
-    return {"head_bytes": found["head_bytes"], "head": found.get("head")}
 
 
 def _refuse_conflict(record: Record, reader, counts: dict[str, int], *, force: bool = False):
