@@ -782,6 +782,24 @@ FIRE = [
 ]
 
 
+def test_copy_rule_a_passage_rewritten_in_place_is_not_replaced_names():
+    """Copy rule 13: a sentence deleted and another inserted in its place (what an edited
+    repost does; also a truncated tail facing an added footer) is one rewritten passage, not a
+    row of replaced names that the single characters both sides share cut it into; the
+    template filled with another city, district and place stays apart."""
+    method = create("auto")
+    values = {"city": "安阳", "district": "文峰", "place": "商贸公司", "kind": "火灾"}
+    story = "".join(s.format(**values) for s in FIRE)
+    inserted = (
+        "商周考古、统一多民族国家形成和发展等多个领域，进一步实证中华文明突出特性，"
+        "为探寻中华文明起源提供珍贵实物证据。"
+    )
+    verdict = method.compare(story, story.replace(FIRE[2], inserted))
+    assert verdict["duplicate"] and verdict["value_changes"] == 0, verdict
+    other = {"city": "银川", "district": "兴庆", "place": "烧烤店", "kind": "燃气爆炸"}
+    assert not method.compare(story, "".join(s.format(**other) for s in FIRE))["duplicate"]
+
+
 def test_copy_rule_follows_moved_paragraphs():
     """Copy rule 5: paragraphs a copy puts in another order are matched where they are, so the
     passages standing in their place are not read as replaced names; a template filled with

@@ -51,7 +51,7 @@ import numpy as np
 from .errors import ConfigError
 from .readings import heard_codes, misheard
 
-RULE_VERSION = "neardup-copy-12"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character
+RULE_VERSION = "neardup-copy-13"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: rewritten passages
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -305,7 +305,8 @@ def _segments(
     short substitutions (names) on both sides. So interior gaps joined by aligned runs shorter
     than ``MIN_ANCHOR`` tokens form one *region*. A lopsided region (one side more than twice
     the other) longer than ``max_value_tokens`` is moved, inserted or deleted text: it holds no
-    substituted name or figure, only perhaps a date rewritten in place; the gaps of any other
+    substituted name or figure, only perhaps a date rewritten in place; so is a region rewritten
+    in place, both sides long and without a digit (:func:`_rewritten`); the gaps of any other
     region are substitutions one by one (a name, a title, a figure, a rewritten passage), or
     inserted or deleted text where one side is empty — except a short region that replaces
     single characters one for one beside text only one side has (:func:`_grown_letter`),
@@ -350,7 +351,7 @@ def _segments(
             end += 2
         whole = gap(k, end)
         small, large = sorted((len(whole[0]), len(whole[1])))
-        if large > 2 * small and large > max_value_tokens:
+        if (large > 2 * small and large > max_value_tokens) or _rewritten(whole, max_value_tokens):
             moved.append(whole)
         elif large - small >= 2 and large <= max_value_tokens and _grown_letter(runs, k, end, a, b):
             substituted.append(whole)  # a name replaced by a longer one: 英文版 / 俄文、法文…版
@@ -360,6 +361,19 @@ def _segments(
                 (substituted if one[0] and one[1] else moved).append(one)  # one-sided: inserted
         k = end + 1
     return substituted, moved
+
+
+def _rewritten(region: tuple, max_value_tokens: int) -> bool:
+    """A region whose both sides are longer than two names (``2 * max_value_tokens`` tokens)
+    and hold no digit is a passage rewritten in place — a sentence deleted and another
+    inserted, a truncated tail facing an added footer — not a row of replaced names: the
+    single characters a longest common subsequence threads through it cut it into pieces that
+    only look like names. A region with a digit is read gap by gap (figures in a rewritten
+    table row stay values)."""
+    gap_a, gap_b = region[0], region[1]
+    if min(len(gap_a), len(gap_b)) <= 2 * max_value_tokens:
+        return False
+    return not any(_DIGIT.search(t) for t in (*gap_a, *gap_b))
 
 
 def _grown_letter(runs: list[list], k: int, end: int, a: Sequence[str], b: Sequence[str]) -> bool:
