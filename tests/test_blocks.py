@@ -36,6 +36,22 @@ BAD = [
 ]
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"t": "a\\ud800b"}',
+        b'{"t": "\\udcff"}',
+        '{"t": "\ud800"}'.encode("utf-8", "surrogatepass"),
+    ],
+)
+def test_the_json_parser_refuses_lone_surrogates(line):
+    """The block reader takes a text or id as orjson gives it, unchecked: it relies on orjson
+    refusing a lone surrogate, escaped or encoded (a pair is one character)."""
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(line)
+    assert orjson.loads(b'{"t": "\\ud83d\\ude00"}') == {"t": "\U0001f600"}
+
+
 def random_lines(seed: int, n: int) -> list[bytes]:
     rng = random.Random(seed)
     lines = []
