@@ -800,6 +800,39 @@ def test_copy_rule_a_passage_rewritten_in_place_is_not_replaced_names():
     assert not method.compare(story, "".join(s.format(**other) for s in FIRE))["duplicate"]
 
 
+def test_copy_rule_a_footer_after_a_cut_is_boilerplate_not_values():
+    """Copy rule 14: a truncated copy with a footer that many documents of the corpus carry
+    (common grams of the fitted table) is a copy, though the footer's hotline faces the lost
+    tail's dates and figures; without a table (two texts compared alone) it is not, and the
+    template filled with other values, footer and all, stays apart."""
+    from neardup import dedup_texts
+
+    footer = (
+        "欢迎投稿！如有新闻线索请拨打报料热线010-66668888，或发送邮件至tips@example.com，"
+        "一经采用，稿酬从优。"
+    )
+    rng = random.Random(0)
+    fillers = [
+        "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(60)) + "。\n" + footer
+        for _ in range(150)
+    ]
+    values = {"city": "安阳", "district": "文峰", "place": "商贸公司", "kind": "火灾"}
+    other = {"city": "银川", "district": "兴庆", "place": "烧烤店", "kind": "燃气爆炸"}
+    body = "".join(s.format(**values) for s in FIRE)
+    story = (
+        body + "截至3月22日，已有12名伤员出院，另有35人仍在医院接受治疗，安阳市投入资金2000万元。"
+    )
+    cut = body + "\n" + footer
+    template = (
+        "".join(s.format(**other) for s in FIRE)
+        + "截至5月8日，已有7名伤员出院，另有20人仍在医院接受治疗，银川市投入资金900万元。\n"
+        + footer
+    )
+    rep = dedup_texts([*fillers, story, cut, template], method="auto").clusters.representative
+    assert rep[-3:].tolist() == [150, 150, 152]
+    assert not create("auto").compare(story, cut)["duplicate"]  # no table: no boilerplate
+
+
 def test_copy_rule_follows_moved_paragraphs():
     """Copy rule 5: paragraphs a copy puts in another order are matched where they are, so the
     passages standing in their place are not read as replaced names; a template filled with

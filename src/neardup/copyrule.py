@@ -51,7 +51,7 @@ import numpy as np
 from .errors import ConfigError
 from .readings import heard_codes, misheard
 
-RULE_VERSION = "neardup-copy-13"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: rewritten passages
+RULE_VERSION = "neardup-copy-14"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: rewritten passages; 14: footers after a cut
 
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
@@ -62,11 +62,18 @@ _CN_NUMBER = re.compile(
     r"|(?<=第)[一二两三四五六七八九十]|[一二两三四五六七八九十](?=[次届期轮批号月日])"
 )
 _DIGIT = re.compile(r"\d")
+_CJK_BLOCKS = (
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x2FA1F),
+)  # CJK_RANGES as code point ranges
 _YEAR = re.compile(r"^(19|20)\d\d$")
 MIN_ANCHOR = 3  # tokens: a shorter aligned run between two gaps does not anchor them
 MOVE_MIN = 8  # tokens: a shorter shared run is not recognised as a moved passage
 HEARD_FLOOR = 0.5  # share of a short text's tokens that must be written alike to read it aloud
 MOVE_GAIN = 0.1  # share of the shorter text that putting moved passages back must match more
+BOILER_RUN = 3  # common grams in a row that make text boilerplate (see Boilerplate)
 
 
 @dataclass(frozen=True)
@@ -165,6 +172,87 @@ def tokenize(text: str) -> list[str]:
     """
     tokens = _TOKEN.findall(_CN_NUMBER.sub(_cn_number, text).casefold())
     return [_WORD_NUMBERS.get(t, t) for t in tokens]
+
+
+def _token_spans(text: str) -> list[tuple[int, int]] | None:
+    """The character span in ``text`` of each of its :func:`tokenize` tokens (a Chinese numeral
+    read as a number spans the characters it was written with); None where case folding
+    changes the text's length (spans would not map back)."""
+    if not _CN_NUMBER.search(text):  # the common case: tokens are read as written
+        folded = text.casefold()
+        if len(folded) != len(text):
+            return None
+        return [m.span() for m in _TOKEN.finditer(folded)]
+    parts: list[str] = []
+    origin: list[tuple[int, int]] = []  # per character of the read text: its span in ``text``
+    last = 0
+    for m in _CN_NUMBER.finditer(text):
+        parts.append(text[last : m.start()])
+        origin.extend((p, p + 1) for p in range(last, m.start()))
+        number = _cn_number(m)
+        parts.append(number)
+        origin.extend([(m.start(), m.end())] * len(number))
+        last = m.end()
+    parts.append(text[last:])
+    origin.extend((p, p + 1) for p in range(last, len(text)))
+    read = "".join(parts)
+    folded = read.casefold()
+    if len(folded) != len(read):
+        return None
+    return [(origin[m.start()][0], origin[m.end() - 1][1]) for m in _TOKEN.finditer(folded)]
+
+
+@dataclass(frozen=True)
+class Boilerplate:
+    """Text many documents of a corpus share — headers, footers, advertisements — as the copy
+    rule reads it: the characters of runs of at least ``min_run`` grams of the fitted
+    common-gram table (``common``: sorted uint64 hashes of character ``gram``-grams, hashed as
+    the table was). A truncated copy with a footer added faces the original's lost tail with
+    the footer; that is text the corpus shares, not a substituted value."""
+
+    common: np.ndarray
+    gram: int
+    min_run: int = BOILER_RUN
+
+    def tokens(self, text: str) -> list[bool] | None:
+        """Which :func:`tokenize` tokens of ``text`` lie wholly inside boilerplate (None when
+        none does, or the tokens cannot be mapped to characters)."""
+        from . import _kernels
+        from .normalize import encode_texts
+
+        if len(text) < self.gram + self.min_run - 1 or not len(self.common):
+            return None
+        cps, offsets = encode_texts([text])
+        hashes, _ = _kernels.char_ngram_hashes(cps, offsets, self.gram)
+        where = np.minimum(np.searchsorted(self.common, hashes), len(self.common) - 1)
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], self.common[where] == hashes, [0]])))
+        starts, ends = edges[::2], edges[1::2]  # runs of common grams
+        long = ends - starts >= self.min_run
+        if not long.any():
+            return None
+        covered = np.zeros(len(text) + 1, np.int64)  # +1 where a covered stretch starts, -1 after
+        np.add.at(covered, starts[long], 1)
+        np.add.at(covered, ends[long] - 1 + self.gram, -1)
+        inside = np.concatenate([[0], np.cumsum(np.cumsum(covered)[:-1] > 0)])
+        found = _token_spans(text)
+        if found is None:
+            return None
+        spans = np.array(found, np.int64).reshape(-1, 2)
+        first = cps[spans[:, 0]]
+        cjk = np.zeros(len(spans), np.bool_)
+        for lo, hi in _CJK_BLOCKS:
+            cjk |= (first >= lo) & (first <= hi)
+        digits = np.concatenate([[0], np.cumsum([c.isdigit() for c in text])])
+        whole = inside[spans[:, 1]] - inside[spans[:, 0]] == spans[:, 1] - spans[:, 0]
+        numeric = digits[spans[:, 1]] > digits[spans[:, 0]]
+        mask = whole & (cjk | numeric)  # a word of other letters: most of its grams are common
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], mask, [0]])))
+        cjk_seen = np.concatenate([[0], np.cumsum(cjk)])
+        for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
+            if cjk_seen[hi] == cjk_seen[lo]:  # nor is a run of numbers alone (a price table)
+                mask[lo:hi] = False
+        mask = mask.tolist()
+        return mask if any(mask) else None
 
 
 def token_codes(
@@ -274,6 +362,11 @@ def _numbers(tokens: Sequence[str]) -> frozenset[str]:
     return frozenset(t for t in tokens if not t.isalpha() and _DIGIT.search(t))
 
 
+def _boilerplate_of(gap: Sequence[str]) -> set[str]:
+    """The numbers of the boilerplate one text added after a cut (:class:`_Footer`)."""
+    return {t for t in gap if isinstance(t, _Footer) and _DIGIT.search(t)}
+
+
 def _numbers_differ(
     na: frozenset[str],
     nb: frozenset[str],
@@ -310,7 +403,9 @@ def _segments(
     region are substitutions one by one (a name, a title, a figure, a rewritten passage), or
     inserted or deleted text where one side is empty — except a short region that replaces
     single characters one for one beside text only one side has (:func:`_grown_letter`),
-    which is one substituted name as a whole.
+    which is one substituted name as a whole. The alignment's tail after its last strong
+    anchor is one moved gap when one side of it is mostly boilerplate that text added
+    (:func:`_added_tail`; tokens marked by :func:`_added_boilerplate`).
     """
     from rapidfuzz.distance import Indel
 
@@ -336,8 +431,15 @@ def _segments(
 
     substituted: list[tuple] = []
     moved: list[tuple] = []
+    last = len(runs)
+    tail = _added_tail(runs, a, b)
+    if tail < last:
+        gap_a, gap_b, *around = gap(tail, last - 1)
+        footer = [_Footer(t) if isinstance(t, _Added) else t for t in (*gap_a, *gap_b)]
+        moved.append((footer[: len(gap_a)], footer[len(gap_a) :], *around))
+        last = tail
     k = 0
-    while k < len(runs):
+    while k < last:
         if runs[k][0]:
             k += 1
             continue
@@ -361,6 +463,25 @@ def _segments(
                 (substituted if one[0] and one[1] else moved).append(one)  # one-sided: inserted
         k = end + 1
     return substituted, moved
+
+
+def _added_tail(runs: list[list], a: Sequence[str], b: Sequence[str]) -> int:
+    """Where the alignment's tail starts (the run after its last aligned run of at least
+    ``MIN_ANCHOR`` tokens), when one text's tail is mostly boilerplate that it added
+    (:class:`_Added`): a truncated copy with a footer or an advertisement after the cut,
+    whose lost tail faces the added text; ``len(runs)`` otherwise."""
+    start = len(runs)
+    while start > 0 and not (
+        runs[start - 1][0] and runs[start - 1][2] - runs[start - 1][1] >= MIN_ANCHOR
+    ):
+        start -= 1
+    if start in (0, len(runs)):
+        return len(runs)
+    for side, (lo, hi) in ((a, (1, 2)), (b, (3, 4))):
+        tokens = side[runs[start][lo] : runs[-1][hi]]
+        if tokens and 2 * sum(isinstance(t, _Added) for t in tokens) > len(tokens):
+            return start
+    return len(runs)
 
 
 def _rewritten(region: tuple, max_value_tokens: int) -> bool:
@@ -474,6 +595,7 @@ def _value_changes(
     b: Sequence[str],
     rule: CopyRule,
     numbers: tuple[frozenset[str], frozenset[str]] | None = None,
+    boilerplate: tuple[list[bool] | None, list[bool] | None] = (None, None),
 ) -> tuple[int, int, bool]:
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
@@ -485,10 +607,15 @@ def _value_changes(
     other changed figures (a figure only split or joined by punctuation, 4,372 / 4372, is
     unchanged). Names: a short
     phrase (a name, a place, a title word) replaced — unless it is typing errors
-    (:func:`_typos`).
+    (:func:`_typos`). ``boilerplate``: each text's tokens that are :class:`Boilerplate`; when
+    the tail of the alignment is mostly boilerplate one text added (:func:`_added_tail`), the
+    tail is a cut text facing an added footer, not a row of substitutions, and the footer's
+    numbers are those of an inserted passage (a date or year outside it still counts).
     """
     changes, names, hard = 0, 0, False
     na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
+    if boilerplate != (None, None):
+        a, b = _added_boilerplate(a, b, *boilerplate)
     digits = bool(na or nb)  # without any, only names can change (the common case)
     substituted, moved = _segments(*_in_order(a, b), rule.max_value_tokens)
     for gap_a, gap_b, before, after_a, after_b in substituted:
@@ -511,7 +638,8 @@ def _value_changes(
     passage_a: set[str] = set()  # numbers in passages one text inserted or deleted
     passage_b: set[str] = set()
     for gap_a, gap_b, before, after_a, after_b in moved:
-        dated_a, dated_b = _dated(gap_a, before, after_a), _dated(gap_b, before, after_b)
+        dated_a = _dated(gap_a, before, after_a) - _boilerplate_of(gap_a)
+        dated_b = _dated(gap_b, before, after_b) - _boilerplate_of(gap_b)
         hard = hard or bool(dated_a - nb and dated_b - na)  # a date rewritten in place
         if len(gap_a) <= rule.max_value_tokens:
             moved_a |= dated_a
@@ -521,8 +649,58 @@ def _value_changes(
             moved_b |= dated_b
         else:
             passage_b |= _numbers(gap_b)
+        passage_a |= _boilerplate_of(gap_a)
+        passage_b |= _boilerplate_of(gap_b)
     hard = hard or bool(moved_a - nb and moved_b - na)
     return changes, names, hard or _numbers_differ(na, nb, passage_a, passage_b)
+
+
+class _Added(str):
+    """A token of boilerplate that one text of a pair added (:func:`_added_boilerplate`)."""
+
+    __slots__ = ()
+
+
+class _Footer(_Added):
+    """A token of boilerplate one text added in the tail of a pair's alignment
+    (:func:`_added_tail`): a footer after a cut, whose numbers are not values."""
+
+    __slots__ = ()
+
+
+def _added_boilerplate(
+    a: Sequence[str], b: Sequence[str], mask_a: list[bool] | None, mask_b: list[bool] | None
+) -> tuple[list[str], list[str]]:
+    """``a`` and ``b`` with the tokens of each run of boilerplate (``mask_a``, ``mask_b``) that
+    the other text mostly lacks marked :class:`_Added`: most of the run's tokens are outside a
+    longest common subsequence of the two — a footer or an advertisement one text added,
+    through which the alignment threads a few single characters. A run both texts hold, a typo
+    aside, is not marked."""
+    from rapidfuzz.distance import Indel
+
+    matched_a, matched_b = [False] * len(a), [False] * len(b)
+    for op in Indel.opcodes(a, b):
+        if op.tag == "equal":
+            matched_a[op.src_start : op.src_end] = [True] * (op.src_end - op.src_start)
+            matched_b[op.dest_start : op.dest_end] = [True] * (op.dest_end - op.dest_start)
+    return _marked(a, mask_a, matched_a), _marked(b, mask_b, matched_b)
+
+
+def _marked(tokens: Sequence[str], mask: list[bool] | None, matched: list[bool]) -> list[str]:
+    """``tokens`` with the runs of ``mask`` of which most tokens are not ``matched`` marked
+    :class:`_Added`."""
+    out = list(tokens)
+    if mask is None:
+        return out
+    p = 0
+    while p < len(out):
+        q = p + 1
+        while q < len(out) and mask[q] == mask[p]:
+            q += 1
+        if mask[p] and 2 * sum(matched[p:q]) < q - p:
+            out[p:q] = [_Added(t) for t in out[p:q]]
+        p = q
+    return out
 
 
 def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str]:
@@ -621,6 +799,7 @@ def judge_pairs(
     prune: bool = True,
     tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     bags: np.ndarray | None = None,
+    boilerplate: Boilerplate | None = None,
 ) -> Verdicts:
     """The verdict on each pair of compared texts ``(texts[left[k]], texts[right[k]])``.
 
@@ -634,7 +813,8 @@ def judge_pairs(
     passes are tested for value changes (:func:`_value_verdicts`). A pair under the token rule
     whose shape fails is aligned again on readings (:func:`_heard_tokens`). ``tokens``: the
     :func:`token_codes` of ``texts``, and ``bags`` their hashes sorted per text, when the
-    caller keeps them.
+    caller keeps them. ``boilerplate``: the corpus's common text, which the value test of
+    pairs not under the token rule leaves out (:class:`Boilerplate`).
     """
     left = np.asarray(left, np.int64)
     right = np.asarray(right, np.int64)
@@ -675,7 +855,15 @@ def judge_pairs(
     with np.errstate(invalid="ignore", divide="ignore"):
         sim = np.nan_to_num(2 * matched / (la + lb))
     changes, hard, ok = _value_verdicts(
-        texts, left, right, np.flatnonzero(shape), strict, rule, matched >= short_len, tokens
+        texts,
+        left,
+        right,
+        np.flatnonzero(shape),
+        strict,
+        rule,
+        matched >= short_len,
+        tokens,
+        boilerplate,
     )
     return Verdicts(
         np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
@@ -901,6 +1089,7 @@ def _value_verdicts(
     rule: CopyRule,
     within: np.ndarray,
     tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    boilerplate: Boilerplate | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Value changes, hard changes and the verdict of the pairs ``shaped`` (whose shape passed):
     each aligned in full, in canonical order, to look for substituted values, unless it is one
@@ -916,7 +1105,8 @@ def _value_verdicts(
       token (a counter at the end of a repost, a typo): decided by a compiled test
       (:func:`neardup._kernels.one_replaced`) that gives the outcome of the alignment.
 
-    Property tests check both against the full alignment."""
+    Property tests check both against the full alignment. With ``boilerplate``, the pairs
+    aligned in Python that are not ``strict`` leave the texts' boilerplate out of it."""
     n = len(left)
     changes = np.zeros(n, np.int64)
     hard = np.zeros(n, np.bool_)
@@ -934,6 +1124,7 @@ def _value_verdicts(
         ok[done] = ~hard[done] & (changes[done] <= allowed)
         rest = rest[~handled]
     found: dict[int, tuple[list[str], frozenset[str]]] = {}
+    common: dict[int, list[bool] | None] = {}
     for k in rest.tolist():
         for i in (left[k], right[k]):
             if i not in found:
@@ -941,10 +1132,18 @@ def _value_verdicts(
                 found[i] = words, _numbers(words)
         i, j = _canonical(left[k], right[k], texts, found)
         (ta, na), (tb, nb) = found[i], found[j]
-        numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb))
-        changes[k] = numbers + names
         allowed = 0 if strict[k] else rule.max_value_changes
+        numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb))
         ok[k] = not hard[k] and names == 0 and numbers <= allowed
+        if not ok[k] and boilerplate is not None and not strict[k]:
+            for d in (i, j):  # a footer added after a cut? (boilerplate read only when needed)
+                if d not in common:
+                    common[d] = boilerplate.tokens(texts[d])
+            if common[i] is not None or common[j] is not None:
+                again = _value_changes(ta, tb, rule, (na, nb), (common[i], common[j]))
+                if not again[2] and again[1] == 0 and again[0] <= allowed:
+                    numbers, names, hard[k], ok[k] = *again, True
+        changes[k] = numbers + names
     return changes, hard, ok
 
 

@@ -40,7 +40,14 @@ from .. import _kernels
 from ..arrays import run_firsts, unique_sorted
 from ..bagbound import TokenBuckets
 from ..config import NormalizeConfig
-from ..copyrule import CopyRule, CopyVerdict, Verdicts, judge_pairs, token_codes
+from ..copyrule import (
+    Boilerplate,
+    CopyRule,
+    CopyVerdict,
+    Verdicts,
+    judge_pairs,
+    token_codes,
+)
 from ..errors import ConfigError, InputError
 from ..index.ngram import candidate_chunks
 from ..markup import markup_candidates, strip_markup
@@ -624,10 +631,17 @@ class AutoMethod:
             prune=prune,
             tokens=tokens.codes,
             bags=tokens.bags,
+            boilerplate=self._boilerplate(),
         )
         if cfg.match == "text":
             verdicts = verdicts.with_copy(np.ones(len(verdicts), np.bool_))
         return verdicts
+
+    def _boilerplate(self) -> Boilerplate | None:
+        """The fitted common-gram table as the copy rule's boilerplate (None without one)."""
+        if self.tables is None or not len(self.tables.values):
+            return None
+        return Boilerplate(self.tables.values, self.config.gram)
 
     def thresholds(self) -> dict[str, float]:
         """The decision points a report marks, by the measure they apply to."""
