@@ -62,6 +62,7 @@ _CN_NUMBER = re.compile(
     r"|(?<=第)[一二两三四五六七八九十]|[一二两三四五六七八九十](?=[次届期轮批号月日])"
 )
 _DIGIT = re.compile(r"\d")
+_DIGITS = re.compile(r"\d+")
 _CJK_BLOCKS = (
     (0x3400, 0x4DBF),
     (0x4E00, 0x9FFF),
@@ -242,7 +243,10 @@ class Boilerplate:
         cjk = np.zeros(len(spans), np.bool_)
         for lo, hi in _CJK_BLOCKS:
             cjk |= (first >= lo) & (first <= hi)
-        digits = np.concatenate([[0], np.cumsum([c.isdigit() for c in text])])
+        digit = np.zeros(len(text), np.int64)  # a digit as _DIGIT reads one
+        for m in _DIGITS.finditer(text):
+            digit[m.start() : m.end()] = 1
+        digits = np.concatenate([[0], np.cumsum(digit)])
         whole = inside[spans[:, 1]] - inside[spans[:, 0]] == spans[:, 1] - spans[:, 0]
         numeric = digits[spans[:, 1]] > digits[spans[:, 0]]
         mask = whole & (cjk | numeric)  # a word of other letters: most of its grams are common
@@ -484,6 +488,20 @@ def _added_tail(runs: list[list], a: Sequence[str], b: Sequence[str]) -> int:
     return len(runs)
 
 
+def _has_tail(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether the alignment of ``a`` and ``b`` goes on after its last aligned run of at least
+    ``MIN_ANCHOR`` tokens (what :func:`_added_tail` can read as a footer after a cut): a cheap
+    test before the texts' boilerplate is looked for."""
+    from rapidfuzz.distance import Indel
+
+    ops = Indel.opcodes(a, b)
+    for k in range(len(ops) - 1, -1, -1):
+        op = ops[k]
+        if op.tag == "equal" and op.src_end - op.src_start >= MIN_ANCHOR:
+            return k < len(ops) - 1
+    return False
+
+
 def _rewritten(region: tuple, max_value_tokens: int) -> bool:
     """A region whose both sides are longer than two names (``2 * max_value_tokens`` tokens)
     and hold no digit is a passage rewritten in place — a sentence deleted and another
@@ -542,7 +560,15 @@ def _shared_blocks(a: Sequence[str], b: Sequence[str], k: int) -> list[tuple[int
 
 
 def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequence[str]]:
-    """``b`` with the passages it shares with ``a`` put in ``a``'s order.
+    """``(a, b)`` with the passages ``b`` shares with ``a`` put in ``a``'s order
+    (:func:`_move_order`); ``b`` itself when nothing moves."""
+    order = _move_order(a, b)
+    return (a, b) if order is None else (a, [b[t] for t in order])
+
+
+def _move_order(a: Sequence[str], b: Sequence[str]) -> list[int] | None:
+    """The order of ``b``'s tokens that puts the passages it shares with ``a`` in ``a``'s
+    order, or None when they stay as they are.
 
     A copy may move paragraphs (a repost that puts the key paragraph first, a page whose blocks
     a crawler reads in another order), and a longest common subsequence cannot follow a move:
@@ -558,13 +584,13 @@ def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequen
 
     short = min(len(a), len(b))
     if short < MOVE_MIN:
-        return a, b  # no shared run
+        return None  # no shared run
     distance = Indel.distance(a, b)
     if distance - abs(len(a) - len(b)) < 2 * MOVE_GAIN * short:
-        return a, b  # no order can match enough more: b's length bounds the new distance
+        return None  # no order can match enough more: b's length bounds the new distance
     blocks = _shared_blocks(a, b, MOVE_MIN)
     if all(x[1] < y[1] for x, y in pairwise(blocks)):
-        return a, b  # nothing moved: the common case
+        return None  # nothing moved: the common case
     shared = [False] * len(b)
     for _, q, n in blocks:
         shared[q : q + n] = [True] * n
@@ -575,9 +601,9 @@ def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequen
         while t >= 0 and not shared[t]:
             key[t] = p - 0.5  # the gap before a run goes with it
             t -= 1
-    moved = [b[t] for t in sorted(range(len(b)), key=lambda t: (key[t], t))]
-    gain = distance - Indel.distance(a, moved)  # twice the tokens it matches more
-    return (a, moved) if gain >= 2 * MOVE_GAIN * short else (a, b)
+    order = sorted(range(len(b)), key=lambda t: (key[t], t))
+    gain = distance - Indel.distance(a, [b[t] for t in order])  # twice the tokens it matches more
+    return order if gain >= 2 * MOVE_GAIN * short else None
 
 
 def _canonical(i: int, j: int, texts: Sequence[str], tokens: dict) -> tuple[int, int]:
@@ -596,6 +622,8 @@ def _value_changes(
     rule: CopyRule,
     numbers: tuple[frozenset[str], frozenset[str]] | None = None,
     boilerplate: tuple[list[bool] | None, list[bool] | None] = (None, None),
+    *,
+    ordered: bool = False,
 ) -> tuple[int, int, bool]:
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
@@ -611,13 +639,20 @@ def _value_changes(
     the tail of the alignment is mostly boilerplate one text added (:func:`_added_tail`), the
     tail is a cut text facing an added footer, not a row of substitutions, and the footer's
     numbers are those of an inserted passage (a date or year outside it still counts).
+    ``ordered``: ``b`` (and its boilerplate) is already in ``a``'s order (:func:`_in_order`).
     """
     changes, names, hard = 0, 0, False
     na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
+    if not ordered:
+        order = _move_order(a, b)
+        if order is not None:
+            b = [b[t] for t in order]
+            mask = boilerplate[1]
+            boilerplate = (boilerplate[0], None if mask is None else [mask[t] for t in order])
     if boilerplate != (None, None):
         a, b = _added_boilerplate(a, b, *boilerplate)
     digits = bool(na or nb)  # without any, only names can change (the common case)
-    substituted, moved = _segments(*_in_order(a, b), rule.max_value_tokens)
+    substituted, moved = _segments(a, b, rule.max_value_tokens)
     for gap_a, gap_b, before, after_a, after_b in substituted:
         if "".join(gap_a) == "".join(gap_b):
             continue  # a word split or joined by a space or a mark
@@ -678,28 +713,25 @@ def _added_boilerplate(
     aside, is not marked."""
     from rapidfuzz.distance import Indel
 
-    matched_a, matched_b = [False] * len(a), [False] * len(b)
+    matched_a, matched_b = np.zeros(len(a), np.int64), np.zeros(len(b), np.int64)
     for op in Indel.opcodes(a, b):
         if op.tag == "equal":
-            matched_a[op.src_start : op.src_end] = [True] * (op.src_end - op.src_start)
-            matched_b[op.dest_start : op.dest_end] = [True] * (op.dest_end - op.dest_start)
+            matched_a[op.src_start : op.src_end] = 1
+            matched_b[op.dest_start : op.dest_end] = 1
     return _marked(a, mask_a, matched_a), _marked(b, mask_b, matched_b)
 
 
-def _marked(tokens: Sequence[str], mask: list[bool] | None, matched: list[bool]) -> list[str]:
+def _marked(tokens: Sequence[str], mask: list[bool] | None, matched: np.ndarray) -> list[str]:
     """``tokens`` with the runs of ``mask`` of which most tokens are not ``matched`` marked
     :class:`_Added`."""
     out = list(tokens)
     if mask is None:
         return out
-    p = 0
-    while p < len(out):
-        q = p + 1
-        while q < len(out) and mask[q] == mask[p]:
-            q += 1
-        if mask[p] and 2 * sum(matched[p:q]) < q - p:
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], np.asarray(mask, np.int8), [0]])))
+    hits = np.concatenate([[0], np.cumsum(matched)])
+    for p, q in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
+        if 2 * (hits[q] - hits[p]) < q - p:
             out[p:q] = [_Added(t) for t in out[p:q]]
-        p = q
     return out
 
 
@@ -1132,15 +1164,21 @@ def _value_verdicts(
                 found[i] = words, _numbers(words)
         i, j = _canonical(left[k], right[k], texts, found)
         (ta, na), (tb, nb) = found[i], found[j]
+        order = _move_order(ta, tb)
+        if order is not None:
+            tb = [tb[t] for t in order]
         allowed = 0 if strict[k] else rule.max_value_changes
-        numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb))
+        numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb), ordered=True)
         ok[k] = not hard[k] and names == 0 and numbers <= allowed
-        if not ok[k] and boilerplate is not None and not strict[k]:
+        if not ok[k] and boilerplate is not None and not strict[k] and _has_tail(ta, tb):
             for d in (i, j):  # a footer added after a cut? (boilerplate read only when needed)
                 if d not in common:
                     common[d] = boilerplate.tokens(texts[d])
-            if common[i] is not None or common[j] is not None:
-                again = _value_changes(ta, tb, rule, (na, nb), (common[i], common[j]))
+            mask_j = common[j]
+            if order is not None and mask_j is not None:
+                mask_j = [mask_j[t] for t in order]
+            if common[i] is not None or mask_j is not None:
+                again = _value_changes(ta, tb, rule, (na, nb), (common[i], mask_j), ordered=True)
                 if not again[2] and again[1] == 0 and again[0] <= allowed:
                     numbers, names, hard[k], ok[k] = *again, True
         changes[k] = numbers + names
