@@ -101,6 +101,9 @@ def test_new_copies_of_each_other_are_both_kept_unless_the_reference_has_them(tm
         ("1", "reference"),
         ("1", "reference"),
     ]
+    # the pairs reported are the two between an input and the reference, not the input's own
+    # identical pair (which only organises the answer)
+    assert json.loads((out / "summary.json").read_text())["counts"]["pairs"] == 2
 
 
 def test_against_refuses_what_it_cannot_honour(tmp_path, capsys):

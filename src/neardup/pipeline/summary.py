@@ -102,7 +102,7 @@ def build_summary(
             duplicate_clusters=len(unique_sorted(rep[removed])),
             duplicates_removed=int(removed.sum()),
             kept=int(sum(kept.counts)),
-            pairs=len(result.pairs),
+            pairs=_run_pairs(result.pairs, start),
         ),
         "accounting": ACCOUNTING,
         "method_stats": dict(getattr(method, "stats", None) or {}),
@@ -157,6 +157,15 @@ def run_counts(
         "kept": kept,
         "pairs": pairs,
     }
+
+
+def _run_pairs(pairs: Any, start: int) -> int:
+    """The verified pairs a run reports: all of them, or with a reference (the first ``start``
+    documents, ``--against``) those between an input and a reference document — the pairs
+    inside the reference and the identical inputs' links only organise the answer."""
+    if not start:
+        return len(pairs)
+    return int(np.count_nonzero((pairs.left < start) != (pairs.right < start)))
 
 
 def _asdict(config: Any) -> dict:
