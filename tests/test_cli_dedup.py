@@ -252,6 +252,16 @@ def test_compare_explains(capsys, tmp_path):
     assert report["simhash_a"] == report["verdict"]["fingerprint_a"]
 
 
+def test_compare_takes_a_text_starting_with_at_and_refuses_blank_ones(capsys):
+    post = "@人民日报 国务院召开常务会议部署稳就业工作"
+    assert main(["compare", "@" + post, "@" + post + "！"]) == 0  # @@: the text itself
+    report = json.loads(capsys.readouterr().out)
+    assert report["length_a"] == len(post) and report["duplicate"] is True
+    for blank in ("", "   "):
+        assert main(["compare", blank, "正文"]) == 2
+        assert "empty or blank" in capsys.readouterr().err
+
+
 def test_real_sample(shared_data, tmp_path):
     """A slice of real Weibo posts: exact reposts must cluster together; accounting must add up."""
     src = shared_data / "weibo_ced_zh" / "corpus.jsonl.gz"

@@ -16,17 +16,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare",
         help="explain one pair of texts",
-        description="Compare two texts (strings, or @path to read a file) and print both "
-        "fingerprints, the Hamming distance, character-3-gram Jaccard, edit similarity and the "
-        "method's verdict as JSON. Exit code 0 either way.",
+        description="Compare two texts (strings, or @path to read a file; a text that starts "
+        "with @ is written @@…) and print both fingerprints, the Hamming distance, "
+        "character-3-gram Jaccard, edit similarity and the method's verdict as JSON. Exit code "
+        "0 either way; an empty or blank text is an error (dedup skips such texts).",
     )
-    p.add_argument("text_a", help="first text, or @FILE")
-    p.add_argument("text_b", help="second text, or @FILE")
+    p.add_argument("text_a", help="first text, @FILE, or @@… for a text starting with @")
+    p.add_argument("text_b", help="second text, @FILE, or @@… for a text starting with @")
     add_method_options(p)
     p.set_defaults(func=run)
 
 
 def read_text_arg(value: str) -> str:
+    """The text an argument names: itself, the file of ``@path``, or ``@…`` for ``@@…`` (a
+    Weibo post starts with an @mention)."""
+    if value.startswith("@@"):
+        return value[1:]
     if not value.startswith("@"):
         return value
     path = Path(value[1:])
@@ -75,5 +80,11 @@ def explain(a: str, b: str, method) -> dict:
 def run(args: argparse.Namespace) -> int:
     method = create(args.method, **method_options(args))
     a, b = read_text_arg(args.text_a), read_text_arg(args.text_b)
+    for name, text in (("first", a), ("second", b)):
+        if not text.strip():
+            raise InputError(
+                f"the {name} text is empty or blank: there is nothing to compare (dedup skips "
+                "such texts as empty_text)"
+            )
     print(json.dumps(explain(a, b, method), indent=2, ensure_ascii=False, default=str))
     return 0
