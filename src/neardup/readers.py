@@ -189,13 +189,23 @@ def check_input(path: str | os.PathLike) -> Path:
 
 
 def check_row(
-    number: int, row: dict[str, Any], raw: Any, *, text_field: str, id_field: str | None
+    number: int,
+    row: dict[str, Any],
+    raw: Any,
+    *,
+    text_field: str,
+    id_field: str | None,
+    line: bytes | None = None,
 ) -> Record | Skipped:
     """Validate one parsed row: a :class:`Record`, or a :class:`Skipped` saying what is wrong.
 
     Shared by the local reader and the Spark job, so both accept and reject the same records.
+    ``line``: the JSON line the row was parsed from, where an integer id beyond 64 bits is read
+    again as written (orjson gives it as a rounded float).
     """
     doc_id = str(number) if id_field is None else row.get(id_field)
+    if type(doc_id) is float and line is not None:
+        doc_id = _exact_integer(line, id_field) or doc_id
     if doc_id is None:
         if id_field in row:  # JSON null, or a Parquet null
             return Skipped(number, None, "missing_id", f"id field {id_field!r} is null")
@@ -234,6 +244,19 @@ def check_row(
     if not text.strip():
         return Skipped(number, doc_id, "empty_text", "the text is empty")
     return Record(number, doc_id, text, raw)
+
+
+def _exact_integer(line: bytes, field: str | None) -> str | None:
+    """``field`` of a JSON line as the decimal digits written, when it is an integer (the
+    standard library's parser keeps integers of any size); None otherwise."""
+    import json
+
+    try:
+        value = json.loads(without_bom(line))
+    except ValueError:
+        return None
+    found = value.get(field) if isinstance(value, dict) else None
+    return str(found) if type(found) is int else None
 
 
 BOM = b"\xef\xbb\xbf"
@@ -357,7 +380,10 @@ class RecordReader:
         return self.bad(last + 1, None, reason, message)
 
     def record(self, number: int, row: dict[str, Any], raw: Any) -> Record | Skipped:
-        item = check_row(number, row, raw, text_field=self.text_field, id_field=self.id_field)
+        line = raw if isinstance(raw, bytes) else None
+        item = check_row(
+            number, row, raw, text_field=self.text_field, id_field=self.id_field, line=line
+        )
         if isinstance(item, Skipped) and item.reason != "empty_text":
             return self.bad(item.number, item.id, item.reason, item.message)
         return item
