@@ -69,11 +69,12 @@ def test_similarity_empty_conventions():
 
 
 def brute_ngram_pairs(texts, *, key_length=4, ngram=3, threshold=0.5):
-    """Definition: same normalised text, or shares an m-gram key and Jaccard >= threshold."""
+    """Definition: same normalised text (not empty: nothing to compare), or shares an m-gram
+    key and Jaccard >= threshold."""
     norm = [normalize(t) for t in texts]
     out = set()
     for a, b in itertools.combinations(range(len(texts)), 2):
-        if norm[a] == norm[b] or (
+        if (norm[a] and norm[a] == norm[b]) or (
             grams(norm[a], key_length) & grams(norm[b], key_length)
             and jaccard(norm[a], norm[b], ngram) >= threshold
         ):

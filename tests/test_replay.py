@@ -151,3 +151,32 @@ def test_checks_in_one_batch_equal_checks_one_by_one():
     assert [(r.duplicate, r.matches) for r in together] == [
         (r.duplicate, r.matches) for r in one_by_one
     ]
+
+
+@pytest.mark.parametrize("method_name", ["simhash", "ngram"])
+def test_texts_with_nothing_left_once_normalised_are_never_matched(method_name):
+    """A text that normalising leaves empty (markup alone; with cjk_only, English; with
+    remove_punctuation, marks) has nothing to compare: it is no copy of another such text or of
+    itself repeated, in batch and online alike, while real copies are still found."""
+    story = "国务院召开常务会议，部署进一步稳外贸稳外资的政策措施，要求各地抓好落实。"
+    texts = [
+        "<p></p>",
+        "Apple shares rose 5 percent on Monday after strong iPhone sales.",
+        story,
+        "<br/>",
+        "The central bank left interest rates unchanged on Thursday.",
+        "<p></p>",
+        story.replace("，", ","),
+        "&nbsp;",
+    ]
+    options = {"normalize": {"cjk_only": True}}
+    method = create(method_name, **options)
+    rep = dedup_with(method, texts).clusters.representative.tolist()
+    assert rep[6] == 2  # the copy is found
+    assert [rep[i] for i in (0, 1, 3, 4, 5, 7)] == [0, 1, 3, 4, 5, 7]  # nothing else matched
+    det = Detector(store=open_store("memory://"), method=method_name, options=options)
+    online = []
+    for i, text in enumerate(texts):
+        r = det.add(f"d{i}", text)
+        online.append(int(r.matches[0].id[1:]) if r.duplicate else i)
+    assert online == rep

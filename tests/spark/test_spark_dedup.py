@@ -331,3 +331,19 @@ def test_cli_spark_dedup(tmp_path, corpus_texts, spark):
     summary = json.loads((out / "summary.json").read_text())
     c = summary["counts"]
     assert c["records_read"] == 400 == c["kept"] + c["duplicates_removed"] + c["skipped"]
+
+
+@pytest.mark.parametrize("method", ["simhash", "ngram"])
+def test_texts_with_nothing_left_once_normalised_are_never_matched_as_locally(
+    spark, tmp_path, corpus_texts, method
+):
+    """Markup alone normalises to nothing: such texts match nothing, not even each other, on
+    the cluster as on one machine."""
+    empty = ["<p></p>", "<br/>", "&nbsp;", "<p></p>", "<div> </div>"]
+    source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:300] + empty)
+    local_out = _local(tmp_path, source, "--id-field", "id", "--method", method)
+    spark_out, _summary = _spark(spark, tmp_path, source, id_field="id", method=method)
+    rows = _assert_same(local_out, spark_out)
+    for row in rows[300:]:
+        assert row["representative_id"] == row["id"]
+    assert sum(r["representative_id"] != r["id"] for r in rows[:300]) > 0

@@ -119,14 +119,18 @@ class SimhashIndex:
         return [Doc(int(fp), None, int(fp)) for fp in fingerprints]
 
     def add(self, doc_id: str, doc: Doc) -> None:
-        self.index.add(doc_id, doc.fingerprint)
+        if doc.fingerprint:  # a text with no feature is never matched (featureless)
+            self.index.add(doc_id, doc.fingerprint)
         self.order.add(doc_id)
 
     def remove(self, doc_id: str) -> None:
-        self.index.remove(doc_id)
+        if doc_id in self.index:
+            self.index.remove(doc_id)
         self.order.remove(doc_id)
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
+        if not doc.state:  # featureless: as the batch pairs, it matches nothing
+            return []
         found = [
             Match(i, d, None, "simhash") for i, d in self.index.query(doc.state) if i != exclude
         ]
@@ -204,6 +208,8 @@ class NgramOnline(_TextIndex):
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
         cfg = self.method.config
+        if not doc.state:  # nothing left once normalised: never a copy, as in batch
+            return []
         exact = self._identical(doc.state, exclude)
         same = {m.id for m in exact}
         ids = [i for i in self.keys.query(doc.state) if i != exclude and i not in same]

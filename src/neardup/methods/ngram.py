@@ -118,6 +118,8 @@ class NgramMethod:
         cfg = self.config
         norm = self.normalized(texts)
         first, group, copies = identical_groups(norm)
+        # a text that normalising leaves empty is never a copy (nothing to compare), as online
+        copies = copies[np.fromiter((bool(norm[c]) for c in copies.tolist()), np.bool_, len(copies))]
         reps = np.sort(first)
         rep_texts = [norm[i] for i in reps.tolist()]
         stats, chunks = candidate_pair_chunks(
@@ -204,9 +206,12 @@ class NgramMethod:
         norm = self.normalized(list(left) + list(right))
         n = len(left)
         idx = np.arange(n)
-        return similarity_pairs(
+        scores = similarity_pairs(
             norm, idx, idx + n, measure=self.config.measure, ngram=self.config.ngram
         ).astype(np.float64)
+        empty = np.fromiter((not t for t in norm), np.bool_, len(norm))
+        scores[empty[:n] | empty[n:]] = 0.0  # nothing to compare: never a copy, as in a batch
+        return scores
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
         cfg = self.config
@@ -228,6 +233,7 @@ class NgramMethod:
             "measure": cfg.measure,
             "similarity": round(sim, 6),
             "threshold": cfg.threshold,
-            # identical normalised texts are exact copies, as a batch groups them first
-            "duplicate": bool(na == nb or (shared > 0 and sim >= cfg.threshold)),
+            # identical normalised texts are exact copies, as a batch groups them first; a text
+            # with nothing left once normalised is nobody's copy
+            "duplicate": bool(na and nb and (na == nb or (shared > 0 and sim >= cfg.threshold))),
         }

@@ -108,10 +108,17 @@ class SimhashMethod:
     def pairs_from_fingerprints(
         self, fingerprints: np.ndarray, normalized: Sequence[str] | None = None
     ) -> PairSet:
-        """Pairs from precomputed fingerprints; ``normalized`` texts are needed to verify."""
+        """Pairs from precomputed fingerprints; ``normalized`` texts are needed to verify. A
+        text with no feature once normalised (fingerprint 0: markup, punctuation or, with
+        ``cjk_only``, other scripts alone) is never a duplicate: all such texts share one
+        fingerprint and nothing else (:func:`featureless`)."""
         left, right, dist = hamming_edges(
             fingerprints, max_distance=self.config.max_distance, blocks=self.config.blocks
         )
+        if len(left):
+            fps = np.asarray(fingerprints)
+            usable = ~featureless(fps[left]) & ~featureless(fps[right])
+            left, right, dist = left[usable], right[usable], dist[usable]
         if self.config.verify is None or not len(left):
             return PairSet.build(left, right, method="simhash", distance=dist)
         if normalized is None:
@@ -161,7 +168,10 @@ class SimhashMethod:
         if len(left) != len(right):
             raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
         fps = self.fingerprinter.fingerprint_many(list(left) + list(right))
-        return hamming_distances(fps[: len(left)], fps[len(left) :]).astype(np.float64)
+        scores = hamming_distances(fps[: len(left)], fps[len(left) :]).astype(np.float64)
+        nothing = featureless(fps[: len(left)]) | featureless(fps[len(left) :])
+        scores[nothing] = 64.0  # no feature to compare: as far apart as fingerprints go
+        return scores
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
         fa, fb = (int(x) for x in self.fingerprinter.fingerprint_many([a, b]))
@@ -173,7 +183,7 @@ class SimhashMethod:
             "hamming_distance": distance,
             "max_distance": self.config.max_distance,
         }
-        duplicate = distance <= self.config.max_distance
+        duplicate = distance <= self.config.max_distance and bool(fa and fb)  # featureless
         if self.config.verify is not None:
             from ..verify import similarity
 
@@ -184,3 +194,10 @@ class SimhashMethod:
             duplicate = duplicate and sim >= self.config.min_similarity
         out["duplicate"] = duplicate
         return out
+
+
+def featureless(fingerprints: np.ndarray) -> np.ndarray:
+    """Which fingerprints are those of a text with no feature once normalised (0: no feature
+    sets a bit; a text with features gets 0 with probability 2^-64). Such texts are never
+    matched, by batch, online or Spark."""
+    return np.asarray(fingerprints) == 0

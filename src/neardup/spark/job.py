@@ -30,6 +30,7 @@ from ..cluster import DISTRIBUTED_KEEP_RULES
 from ..errors import ConfigError, InputError
 from ..index.layout import choose_blocks, make_layout
 from ..methods import SPARK_DEFAULT_METHOD, SPARK_METHODS, create
+from ..methods.simhash import featureless
 from ..normalize import normalize_many
 from ..pairs import method_code
 from ..pipeline.outputs import TABLES_FILE
@@ -94,6 +95,12 @@ def _prepare(
             chunk = []
     if chunk:
         yield batch()
+
+
+def _rows(b: Batch, usable: np.ndarray, *columns: str) -> Batch:
+    """The ``columns`` of the rows of ``b`` that can be matched: a text with nothing left once
+    normalised is never a duplicate, as locally (:func:`neardup.methods.simhash.featureless`)."""
+    return {c: b[c][usable] for c in columns}
 
 
 def _with_method(edges: Any, code: int) -> Any:
@@ -424,7 +431,7 @@ def _one_root(batches: Iterator[Batch]) -> Iterator[Batch]:
 
 def _simhash_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):
     distinct, copy_edges = identical_groups(
-        prepared.map(lambda b: {"pos": b["pos"], "fp": b["fp"]}), partitions=parts
+        prepared.map(lambda b: _rows(b, ~featureless(b["fp"]), "pos", "fp")), partitions=parts
     )
     distinct = distinct.persist(disk)
     n_distinct = count_rows(distinct)
@@ -447,7 +454,7 @@ def _simhash_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any
 
 def _ngram_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):
     reps, exact = exact_groups(
-        prepared.map(lambda b: {"pos": b["pos"], "h": b["h"], "norm": b["norm"]}),
+        prepared.map(lambda b: _rows(b, b["norm"].astype(bool), "pos", "h", "norm")),
         partitions=parts,
     )
     reps = reps.persist(disk)
