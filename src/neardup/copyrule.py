@@ -34,6 +34,11 @@ A pair is a copy when
 - and no hard change, no replaced name, and at most ``max_value_changes`` changed numbers
   (none for short texts): one corrected figure is a correction (Reuters' CORRECTED re-sends),
   two are another story from the template.
+
+A long pair rejected on its values is read once more with the corpus's common text
+(:class:`Boilerplate`, from the fitted common-gram table): when the alignment's tail — after
+its last strong anchor — is on one side mostly boilerplate that text added, it is a cut text
+facing a footer or an advertisement (:func:`_added_tail`), not a row of substituted values.
 """
 
 from __future__ import annotations
@@ -51,10 +56,11 @@ import numpy as np
 from .errors import ConfigError
 from .readings import heard_codes, misheard
 
-RULE_VERSION = "neardup-copy-14"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: rewritten passages; 14: footers after a cut
+RULE_VERSION = "neardup-copy-14"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut
 
+_CJK_BLOCKS = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F))
 #: Code point ranges of CJK ideographs (a regex character-class body).
-CJK_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+CJK_RANGES = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_BLOCKS)
 _TOKEN = re.compile(f"[{CJK_RANGES}]|[^\\W_{CJK_RANGES}]+")
 _CN_DIGITS = str.maketrans("〇零一二两三四五六七八九", "001223456789")
 _CN_NUMBER = re.compile(
@@ -63,12 +69,6 @@ _CN_NUMBER = re.compile(
 )
 _DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+")
-_CJK_BLOCKS = (
-    (0x3400, 0x4DBF),
-    (0x4E00, 0x9FFF),
-    (0xF900, 0xFAFF),
-    (0x20000, 0x2FA1F),
-)  # CJK_RANGES as code point ranges
 _YEAR = re.compile(r"^(19|20)\d\d$")
 MIN_ANCHOR = 3  # tokens: a shorter aligned run between two gaps does not anchor them
 MOVE_MIN = 8  # tokens: a shorter shared run is not recognised as a moved passage
@@ -402,8 +402,7 @@ def _segments(
     short substitutions (names) on both sides. So interior gaps joined by aligned runs shorter
     than ``MIN_ANCHOR`` tokens form one *region*. A lopsided region (one side more than twice
     the other) longer than ``max_value_tokens`` is moved, inserted or deleted text: it holds no
-    substituted name or figure, only perhaps a date rewritten in place; so is a region rewritten
-    in place, both sides long and without a digit (:func:`_rewritten`); the gaps of any other
+    substituted name or figure, only perhaps a date rewritten in place; the gaps of any other
     region are substitutions one by one (a name, a title, a figure, a rewritten passage), or
     inserted or deleted text where one side is empty — except a short region that replaces
     single characters one for one beside text only one side has (:func:`_grown_letter`),
@@ -457,7 +456,7 @@ def _segments(
             end += 2
         whole = gap(k, end)
         small, large = sorted((len(whole[0]), len(whole[1])))
-        if (large > 2 * small and large > max_value_tokens) or _rewritten(whole, max_value_tokens):
+        if large > 2 * small and large > max_value_tokens:
             moved.append(whole)
         elif large - small >= 2 and large <= max_value_tokens and _grown_letter(runs, k, end, a, b):
             substituted.append(whole)  # a name replaced by a longer one: 英文版 / 俄文、法文…版
@@ -500,19 +499,6 @@ def _has_tail(a: Sequence[str], b: Sequence[str]) -> bool:
         if op.tag == "equal" and op.src_end - op.src_start >= MIN_ANCHOR:
             return k < len(ops) - 1
     return False
-
-
-def _rewritten(region: tuple, max_value_tokens: int) -> bool:
-    """A region whose both sides are longer than two names (``2 * max_value_tokens`` tokens)
-    and hold no digit is a passage rewritten in place — a sentence deleted and another
-    inserted, a truncated tail facing an added footer — not a row of replaced names: the
-    single characters a longest common subsequence threads through it cut it into pieces that
-    only look like names. A region with a digit is read gap by gap (figures in a rewritten
-    table row stay values)."""
-    gap_a, gap_b = region[0], region[1]
-    if min(len(gap_a), len(gap_b)) <= 2 * max_value_tokens:
-        return False
-    return not any(_DIGIT.search(t) for t in (*gap_a, *gap_b))
 
 
 def _grown_letter(runs: list[list], k: int, end: int, a: Sequence[str], b: Sequence[str]) -> bool:
@@ -562,8 +548,18 @@ def _shared_blocks(a: Sequence[str], b: Sequence[str], k: int) -> list[tuple[int
 def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequence[str]]:
     """``(a, b)`` with the passages ``b`` shares with ``a`` put in ``a``'s order
     (:func:`_move_order`); ``b`` itself when nothing moves."""
+    return a, _put_in_order(a, b)[0]
+
+
+def _put_in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], list[int] | None]:
+    """``b`` in ``a``'s order (:func:`_move_order`), and that order (None: ``b`` unchanged)."""
     order = _move_order(a, b)
-    return (a, b) if order is None else (a, [b[t] for t in order])
+    return (b, None) if order is None else ([b[t] for t in order], order)
+
+
+def _permuted(mask: list[bool] | None, order: list[int] | None) -> list[bool] | None:
+    """A text's token ``mask`` (:class:`Boilerplate`) for its tokens put in ``order``."""
+    return mask if mask is None or order is None else [mask[t] for t in order]
 
 
 def _move_order(a: Sequence[str], b: Sequence[str]) -> list[int] | None:
@@ -644,11 +640,8 @@ def _value_changes(
     changes, names, hard = 0, 0, False
     na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
     if not ordered:
-        order = _move_order(a, b)
-        if order is not None:
-            b = [b[t] for t in order]
-            mask = boilerplate[1]
-            boilerplate = (boilerplate[0], None if mask is None else [mask[t] for t in order])
+        b, order = _put_in_order(a, b)
+        boilerplate = (boilerplate[0], _permuted(boilerplate[1], order))
     if boilerplate != (None, None):
         a, b = _added_boilerplate(a, b, *boilerplate)
     digits = bool(na or nb)  # without any, only names can change (the common case)
@@ -1164,9 +1157,7 @@ def _value_verdicts(
                 found[i] = words, _numbers(words)
         i, j = _canonical(left[k], right[k], texts, found)
         (ta, na), (tb, nb) = found[i], found[j]
-        order = _move_order(ta, tb)
-        if order is not None:
-            tb = [tb[t] for t in order]
+        tb, order = _put_in_order(ta, tb)
         allowed = 0 if strict[k] else rule.max_value_changes
         numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb), ordered=True)
         ok[k] = not hard[k] and names == 0 and numbers <= allowed
@@ -1174,9 +1165,7 @@ def _value_verdicts(
             for d in (i, j):  # a footer added after a cut? (boilerplate read only when needed)
                 if d not in common:
                     common[d] = boilerplate.tokens(texts[d])
-            mask_j = common[j]
-            if order is not None and mask_j is not None:
-                mask_j = [mask_j[t] for t in order]
+            mask_j = _permuted(common[j], order)
             if common[i] is not None or mask_j is not None:
                 again = _value_changes(ta, tb, rule, (na, nb), (common[i], mask_j), ordered=True)
                 if not again[2] and again[1] == 0 and again[0] <= allowed:

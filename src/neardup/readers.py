@@ -203,9 +203,9 @@ def check_row(
     ``line``: the JSON line the row was parsed from, where an integer id beyond 64 bits is read
     again as written (orjson gives it as a rounded float).
     """
+    if id_field is not None and type(row.get(id_field)) is float and line is not None:
+        row = exact_integers(row, line)
     doc_id = str(number) if id_field is None else row.get(id_field)
-    if type(doc_id) is float and line is not None:
-        doc_id = _exact_integer(line, id_field) or doc_id
     if doc_id is None:
         if id_field in row:  # JSON null, or a Parquet null
             return Skipped(number, None, "missing_id", f"id field {id_field!r} is null")
@@ -246,17 +246,23 @@ def check_row(
     return Record(number, doc_id, text, raw)
 
 
-def _exact_integer(line: bytes, field: str | None) -> str | None:
-    """``field`` of a JSON line as the decimal digits written, when it is an integer (the
-    standard library's parser keeps integers of any size); None otherwise."""
+def exact_integers(row: dict[str, Any], line: bytes) -> dict[str, Any]:
+    """``row`` with its integers of more than 64 bits as written in its JSON ``line``: orjson
+    gives such a number as a rounded float (two ids could round to one), the standard
+    library's parser keeps integers of any size. Read again only for a row holding a float."""
     import json
 
+    if not any(type(v) is float for v in row.values()):
+        return row
     try:
-        value = json.loads(without_bom(line))
+        exact = json.loads(without_bom(line))
     except ValueError:
-        return None
-    found = value.get(field) if isinstance(value, dict) else None
-    return str(found) if type(found) is int else None
+        return row
+    if not isinstance(exact, dict):
+        return row
+    return {
+        k: exact[k] if type(v) is float and type(exact.get(k)) is int else v for k, v in row.items()
+    }
 
 
 BOM = b"\xef\xbb\xbf"

@@ -304,3 +304,17 @@ def test_options_that_would_do_nothing_are_said(tmp_path, capsys):
     assert "does not take --option nope" in capsys.readouterr().err
     assert main(["eval", corpus, "--sweep", "-o", str(tmp_path / "c"), "--quiet"]) == 0
     assert "--sweep scores labelled pairs" in capsys.readouterr().err
+
+
+def test_integer_ids_and_labels_beyond_64_bits_are_read_as_written(tmp_path):
+    """orjson rounds an integer of more than 64 bits to a float: two ids (or cluster labels)
+    that differ in their last digits became one — a "repeated id" error, or one cluster."""
+    from neardup.evaluate.datasets import load_corpus
+
+    big = 2**64 + 1
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(
+        f'{{"id": {big}, "text": "第一条文本内容"}}\n{{"id": {big + 2}, "text": "第二条文本"}}\n',
+        encoding="utf-8",
+    )
+    assert list(load_corpus(path).texts) == [str(big), str(big + 2)]

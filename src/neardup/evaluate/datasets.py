@@ -37,6 +37,7 @@ from ..readers import (
     Skipped,
     check_input,
     escape_undecodable,
+    exact_integers,
     split_suffix,
 )
 
@@ -77,6 +78,8 @@ class _RowReader(RecordReader):
     """dedup's reader yielding whole rows: evaluation records have several texts, not one."""
 
     def record(self, number: int, row: dict[str, Any], raw: Any) -> _Row | Skipped:
+        if isinstance(raw, bytes):  # a JSON line: integers beyond 64 bits as written
+            row = exact_integers(row, raw)
         for name, value in row.items():
             if isinstance(value, str) and SURROGATE.search(value):
                 message = f"field {escape_undecodable(str(name))!r} is not valid UTF-8"

@@ -119,7 +119,9 @@ class NgramMethod:
         norm = self.normalized(texts)
         first, group, copies = identical_groups(norm)
         # a text that normalising leaves empty is never a copy (nothing to compare), as online
-        copies = copies[np.fromiter((bool(norm[c]) for c in copies.tolist()), np.bool_, len(copies))]
+        copies = copies[
+            np.fromiter((bool(norm[c]) for c in copies.tolist()), np.bool_, len(copies))
+        ]
         reps = np.sort(first)
         rep_texts = [norm[i] for i in reps.tolist()]
         stats, chunks = candidate_pair_chunks(

@@ -197,7 +197,11 @@ class SimhashMethod:
 
 
 def featureless(fingerprints: np.ndarray) -> np.ndarray:
-    """Which fingerprints are those of a text with no feature once normalised (0: no feature
-    sets a bit; a text with features gets 0 with probability 2^-64). Such texts are never
-    matched, by batch, online or Spark."""
+    """Which fingerprints carry no evidence: 0, the fingerprint of a text with no weighted
+    feature once normalised — markup alone, another script under ``cjk_only``, marks alone
+    under ``remove_punctuation``, or with tf-idf fitted on the corpus only features every
+    document holds (weight 0). A text with weighted features gets 0 only when all 64 bit
+    counters tie or fall below zero (for two features of equal weight (3/4)^64, less for more).
+    Such texts are never matched, by batch, online or Spark: they share fingerprint 0 and
+    nothing else."""
     return np.asarray(fingerprints) == 0

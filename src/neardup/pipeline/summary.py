@@ -161,8 +161,8 @@ def run_counts(
 
 def _run_pairs(pairs: Any, start: int) -> int:
     """The verified pairs a run reports: all of them, or with a reference (the first ``start``
-    documents, ``--against``) those between an input and a reference document — the pairs
-    inside the reference and the identical inputs' links only organise the answer."""
+    documents, ``--against``) those between an input and a reference document — pairs inside
+    the reference or inside the input only organise the answer (inputs are not compared)."""
     if not start:
         return len(pairs)
     return int(np.count_nonzero((pairs.left < start) != (pairs.right < start)))

@@ -55,9 +55,7 @@ def _check_json(
             continue
         row = parse_json_line(number, line)
         if not isinstance(row, Skipped):
-            row = check_row(
-                number, row, None, text_field=text_field, id_field=id_field, line=line
-            )
+            row = check_row(number, row, None, text_field=text_field, id_field=id_field, line=line)
         yield _as_tuple(row)
 
 
