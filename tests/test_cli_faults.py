@@ -529,17 +529,24 @@ def test_a_csv_column_named_twice_is_an_error_not_a_guess(tmp_path, capsys):
     assert "the header names column 'text' 2 times" in capsys.readouterr().err
 
 
-def test_text_after_a_closing_quote_is_read_as_before(tmp_path):
-    """Strict parsing finds unclosed quotes; a row it refuses for text after a closing quote is
-    read as the lenient parser reads it (Python's csv module without ``strict``: the oracle)."""
-    body = 'id,text\n1,"abc"def and more text here\n2,"multi\nline" tail\n3,plain\n'
+def test_text_after_a_closing_quote_is_a_malformed_row_not_rewritten(tmp_path, capsys):
+    """A CSV field that opens a quote and goes on after closing it (1,"abc"def) is no CSV
+    field: Python's lenient parser drops the quotes, and the kept file was written back without
+    them. It is an error naming the record, or with --on-error skip a counted skip; the rows
+    around it are read and kept unchanged."""
+    body = 'id,text,note\n1,"abc"def and more text here,x\n2,"multi\nline" tail,y\n3,plain,"z"\n'
     path = tmp_path / "s.csv"
     path.write_text(body, encoding="utf-8")
     out = tmp_path / "o"
-    assert main(["dedup", str(path), "-o", str(out), "--id-field", "id", "--quiet"]) == 0
-    lenient = list(csv.reader(io.StringIO(body)))[1:]
-    kept = list(csv.reader(io.StringIO((out / "kept.csv").read_text(encoding="utf-8"))))[1:]
-    assert kept == lenient
+    assert main(["dedup", str(path), "-o", str(out), "--id-field", "id", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "record 1" in err and "must end with it" in err
+    args = ["dedup", str(path), "-o", str(out), "--id-field", "id", "--on-error", "skip"]
+    assert main([*args, "--quiet"]) == 0
+    kept = list(csv.reader(io.StringIO((out / "kept.csv").read_text(encoding="utf-8"))))
+    assert kept == [["id", "text", "note"], ["3", "plain", "z"]]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["counts"]["skipped_by_reason"] == {"malformed_row": 2}
 
 
 def test_every_surface_reads_a_byte_order_mark_alike():

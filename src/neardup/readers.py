@@ -268,6 +268,14 @@ def exact_integers(row: dict[str, Any], line: bytes) -> dict[str, Any]:
 BOM = b"\xef\xbb\xbf"
 
 
+def _after_quote(exc: csv.Error) -> str:
+    """What is wrong with a CSV row the strict parser refuses, and how to write it."""
+    return (
+        f"malformed row ({exc}): a field that starts with a quote must end with it; quote the "
+        'whole field and write a quote inside it as ""'
+    )
+
+
 class _Taken:
     """Lines handed to a CSV reader, kept until the next record starts: strict parsing finds a
     quote that is never closed, and a row it refuses for text after a closing quote is read
@@ -448,13 +456,11 @@ class RecordReader:
                     if "unexpected end of data" in str(exc):  # a quote never closed
                         yield self.bad(number + 1, None, "unclosed_quote", UNCLOSED_QUOTE)
                         return
-                    # text after a closing quote (1,"abc"def): read as the lenient parser does
-                    lenient = csv.reader(lines.taken, delimiter=delimiter, strict=False)
-                    values = next(lenient, None)
-                    if values is None:
-                        number += 1
-                        yield self.bad(number, None, "malformed_row", f"malformed row ({exc})")
-                        continue
+                    # text after a closing quote (1,"abc"def): Python's lenient parser drops the
+                    # quotes, and the kept record would be written back without them
+                    number += 1
+                    yield self.bad(number, None, "malformed_row", _after_quote(exc))
+                    continue
                 number += 1
                 if not values:
                     number -= 1
