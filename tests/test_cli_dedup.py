@@ -260,6 +260,12 @@ def test_compare_takes_a_text_starting_with_at_and_refuses_blank_ones(capsys):
     for blank in ("", "   "):
         assert main(["compare", blank, "正文"]) == 2
         assert "empty or blank" in capsys.readouterr().err
+    assert main(["compare", "@", "正文"]) == 2
+    assert "names no file" in capsys.readouterr().err
+    # markup alone normalises to nothing: ngram scores it 0 and calls it no copy, as eval does
+    assert main(["compare", "--method", "ngram", "<p></p>", "<p></p>"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdict"]["similarity"] == 0.0 and report["duplicate"] is False
 
 
 def test_real_sample(shared_data, tmp_path):

@@ -549,6 +549,41 @@ def test_text_after_a_closing_quote_is_a_malformed_row_not_rewritten(tmp_path, c
     assert summary["counts"]["skipped_by_reason"] == {"malformed_row": 2}
 
 
+def test_a_malformed_row_ends_where_its_quoted_field_ends(tmp_path):
+    """A refused row whose later field opens a quote over the next lines: those lines are its
+    own, not records (a probe got a document "99" made of them, and kept.csv, numbered by the
+    lenient parser, then held the wrong rows). The skip names the row's id."""
+    body = (
+        'id,text,note\n1,"甲乙丙"丁,"备注第一行\n99,春夏秋冬东南西北,完"\n'
+        "2,日月星辰山川河流,a\n3,春夏秋冬东南西北,b\n"
+    )
+    path = tmp_path / "f.csv"
+    path.write_text(body, encoding="utf-8")
+    out = tmp_path / "o"
+    args = ["dedup", str(path), "-o", str(out), "--id-field", "id", "--on-error", "skip"]
+    assert main([*args, "--quiet"]) == 0
+    kept = list(csv.reader(io.StringIO((out / "kept.csv").read_text(encoding="utf-8"))))
+    assert kept == [["id", "text", "note"], ["2", "日月星辰山川河流", "a"], ["3", "春夏秋冬东南西北", "b"]]
+    skipped = [orjson.loads(line) for line in (out / "skipped.jsonl").read_bytes().splitlines()]
+    assert [(s["record"], s["id"], s["reason"]) for s in skipped] == [(1, "1", "malformed_row")]
+    c = json.loads((out / "summary.json").read_text())["counts"]
+    assert (c["records_read"], c["kept"], c["skipped"]) == (3, 2, 1)
+
+
+def test_a_byte_order_mark_stays_out_of_the_kept_header(tmp_path):
+    """The reader drops a byte order mark before the header; the kept file's header did not
+    (a quoted first column became '\ufeff"id"', unreadable by the next run)."""
+    path = tmp_path / "bom.csv"
+    path.write_bytes('\ufeff"id",text\n1,"甲乙丙丁"\n2,"戊己庚辛"\n'.encode())
+    out = tmp_path / "o"
+    assert main(["dedup", str(path), "-o", str(out), "--id-field", "id", "--quiet"]) == 0
+    header = (out / "kept.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header == "id,text"
+    again = tmp_path / "again"
+    assert main(["dedup", str(out / "kept.csv"), "-o", str(again), "--id-field", "id",
+                 "--quiet"]) == 0  # fmt: skip
+
+
 def test_every_surface_reads_a_byte_order_mark_alike():
     """Spark's partition reader parses lines as the local reader does (one function)."""
     from neardup.readers import parse_json_line

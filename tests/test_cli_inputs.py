@@ -300,16 +300,18 @@ def test_an_integer_id_beyond_64_bits_is_kept_as_written(tmp_path):
     as written (a 128-bit integer id is an id), while a real float stays a bad id."""
     src = tmp_path / "ids.jsonl"
     big = 2**64 + 1  # rounds to 2**64 as a float
+    huge = 10**400  # orjson refuses it as infinity; it is valid JSON
     src.write_text(
         f'{{"id": {big}, "text": "第一条文本内容"}}\n'
         f'{{"id": {big + 2}, "text": "第二条不一样的文本"}}\n'
-        '{"id": 1.5, "text": "第三条另外的内容"}\n',
+        '{"id": 1.5, "text": "第三条另外的内容"}\n'
+        f'{{"id": {huge}, "text": "第四条完全不同的句子"}}\n',
         encoding="utf-8",
     )
     out = tmp_path / "o"
     assert main(["dedup", str(src), "--id-field", "id", "-o", str(out), "--on-error", "skip",
                  "--quiet"]) == 0  # fmt: skip
     with open(out / "clusters.csv", newline="", encoding="utf-8") as f:
-        assert [r["id"] for r in csv.DictReader(f)] == [str(big), str(big + 2)]
+        assert [r["id"] for r in csv.DictReader(f)] == [str(big), str(big + 2), str(huge)]
     skipped = [orjson.loads(line) for line in (out / "skipped.jsonl").read_bytes().splitlines()]
     assert [(s["record"], s["reason"]) for s in skipped] == [(3, "bad_id")]

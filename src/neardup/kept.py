@@ -153,7 +153,7 @@ def _lines(reader: RecordReader, keep: set[int], capture: Capture = None) -> Ite
 
 def _header(reader: RecordReader) -> list[str]:
     with open_binary(reader.path) as raw:
-        handle = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+        handle = io.TextIOWrapper(raw, encoding="utf-8-sig", errors="surrogateescape", newline="")
         return next(csv.reader(handle, delimiter=_delimiter(reader)), [])
 
 
@@ -162,7 +162,7 @@ def _rows(reader: RecordReader, keep: set[int]) -> Iterator[list[str]]:
     if not keep:
         return
     with open_binary(reader.path) as raw:
-        handle = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
+        handle = io.TextIOWrapper(raw, encoding="utf-8-sig", errors="surrogateescape", newline="")
         rows = csv.reader(handle, delimiter=_delimiter(reader))
         next(rows, None)
         number = found = 0

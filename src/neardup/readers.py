@@ -25,6 +25,7 @@ import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -246,6 +247,17 @@ def check_row(
     return Record(number, doc_id, text, raw)
 
 
+def _standard_json(line: bytes) -> dict[str, Any] | None:
+    """A JSON object line as the standard library parses it (integers of any size), or None."""
+    import json
+
+    try:
+        row = json.loads(line)
+    except ValueError:
+        return None
+    return row if isinstance(row, dict) else None
+
+
 def exact_integers(row: dict[str, Any], line: bytes) -> dict[str, Any]:
     """``row`` with its integers of more than 64 bits as written in its JSON ``line``: orjson
     gives such a number as a rounded float (two ids could round to one), the standard
@@ -307,6 +319,11 @@ def parse_json_line(number: int, line: bytes) -> dict[str, Any] | Skipped:
     try:
         row = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
+        if "infinity" in str(exc):  # an integer of hundreds of digits: valid JSON, read exactly
+            huge = _standard_json(line)
+            if huge is not None:
+                return huge
+
         if "utf-8" in str(exc).lower():
             try:
                 line.decode("utf-8")
@@ -457,9 +474,16 @@ class RecordReader:
                         yield self.bad(number + 1, None, "unclosed_quote", UNCLOSED_QUOTE)
                         return
                     # text after a closing quote (1,"abc"def): Python's lenient parser drops the
-                    # quotes, and the kept record would be written back without them
+                    # quotes, and the kept record would be written back without them. The row
+                    # ends where that parser (the kept writer's) ends it: a quoted field it
+                    # opens later may go on over the next lines, which are no records
+                    rest = csv.reader(chain(lines.taken, lines), delimiter=delimiter, strict=False)
+                    values = next(rest, [])
                     number += 1
-                    yield self.bad(number, None, "malformed_row", _after_quote(exc))
+                    doc_id = None
+                    if self.id_field is not None and len(values) == width:
+                        doc_id = values[header.index(self.id_field)]
+                    yield self.bad(number, doc_id, "malformed_row", _after_quote(exc))
                     continue
                 number += 1
                 if not values:

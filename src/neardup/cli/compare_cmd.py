@@ -34,6 +34,8 @@ def read_text_arg(value: str) -> str:
         return value[1:]
     if not value.startswith("@"):
         return value
+    if value == "@":
+        raise InputError("'@' names no file: write @PATH to read a file, or @@… for a text")
     path = Path(value[1:])
     try:
         return path.read_text(encoding="utf-8")

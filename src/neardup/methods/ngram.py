@@ -226,6 +226,8 @@ class NgramMethod:
                 [na, nb], np.array([0]), np.array([1]), measure=cfg.measure, ngram=cfg.ngram
             )[0]
         )
+        if not (na and nb):  # nothing to compare: scored 0, as eval scores it
+            sim = 0.0
         return {
             "method": self.name,
             "normalized_a": na,
