@@ -18,7 +18,7 @@ Year speeches share 96 % of their character 3-grams), so the rule looks at *what
    人士 / 入土, what a misread glyph gives — but not one beside inserted text,
    英文版 / 俄文、法文版; a longer change is a rewritten sentence). A changed year, date or identifier (5 or more digits) always means another event
    or record (a *hard* change). Paragraphs a copy moved are first put back in the other text's
-   order (:func:`_in_order`), so that the passages standing in their place are not compared.
+   order (:func:`_put_in_order`), so that the passages standing in their place are not compared.
 
 A pair is a copy when
 
@@ -545,14 +545,9 @@ def _shared_blocks(a: Sequence[str], b: Sequence[str], k: int) -> list[tuple[int
     return [(p, q, n) for p, q, n in blocks]
 
 
-def _in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], Sequence[str]]:
-    """``(a, b)`` with the passages ``b`` shares with ``a`` put in ``a``'s order
-    (:func:`_move_order`); ``b`` itself when nothing moves."""
-    return a, _put_in_order(a, b)[0]
-
-
 def _put_in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], list[int] | None]:
-    """``b`` in ``a``'s order (:func:`_move_order`), and that order (None: ``b`` unchanged)."""
+    """``b`` with the passages it shares with ``a`` put in ``a``'s order (:func:`_move_order`),
+    and that order (None: ``b`` itself, unchanged)."""
     order = _move_order(a, b)
     return (b, None) if order is None else ([b[t] for t in order], order)
 
@@ -635,7 +630,7 @@ def _value_changes(
     the tail of the alignment is mostly boilerplate one text added (:func:`_added_tail`), the
     tail is a cut text facing an added footer, not a row of substitutions, and the footer's
     numbers are those of an inserted passage (a date or year outside it still counts).
-    ``ordered``: ``b`` (and its boilerplate) is already in ``a``'s order (:func:`_in_order`).
+    ``ordered``: ``b`` (and its boilerplate) is already in ``a``'s order (:func:`_put_in_order`).
     """
     changes, names, hard = 0, 0, False
     na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
@@ -1175,7 +1170,7 @@ def _value_verdicts(
 
 
 def _may_move() -> tuple[int, int]:
-    """The token counts ``[lo, hi)`` at which :func:`_in_order` may move passages of a pair that
+    """The token counts ``[lo, hi)`` at which :func:`_put_in_order` may move passages of a pair that
     differs in one replaced token: from ``MOVE_MIN`` until its Indel distance, 2, falls below
     ``2 * MOVE_GAIN`` of the text."""
     n = MOVE_MIN
