@@ -262,15 +262,10 @@ def exact_integers(row: dict[str, Any], line: bytes) -> dict[str, Any]:
     """``row`` with its integers of more than 64 bits as written in its JSON ``line``: orjson
     gives such a number as a rounded float (two ids could round to one), the standard
     library's parser keeps integers of any size. Read again only for a row holding a float."""
-    import json
-
     if not any(type(v) is float for v in row.values()):
         return row
-    try:
-        exact = json.loads(without_bom(line))
-    except ValueError:
-        return row
-    if not isinstance(exact, dict):
+    exact = _standard_json(without_bom(line))
+    if exact is None:
         return row
     return {
         k: exact[k] if type(v) is float and type(exact.get(k)) is int else v for k, v in row.items()

@@ -37,6 +37,7 @@ from ..simhash import Fingerprinter
 from ..verify import similarity_pairs
 from .auto import merge_prepared, split_prepared
 from .columns import PreparedColumns
+from .simhash import featureless
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class SimhashIndex:
         return [Doc(int(fp), None, int(fp)) for fp in fingerprints]
 
     def add(self, doc_id: str, doc: Doc) -> None:
-        if doc.fingerprint:  # a text with no feature is never matched (featureless)
+        if not featureless(doc.fingerprint):  # such a text is never matched
             self.index.add(doc_id, doc.fingerprint)
         self.order.add(doc_id)
 
@@ -129,7 +130,7 @@ class SimhashIndex:
         self.order.remove(doc_id)
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
-        if not doc.state:  # featureless: as the batch pairs, it matches nothing
+        if featureless(doc.state):  # as the batch pairs, it matches nothing
             return []
         found = [
             Match(i, d, None, "simhash") for i, d in self.index.query(doc.state) if i != exclude
