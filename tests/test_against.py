@@ -11,7 +11,7 @@ import pytest
 
 from neardup.cli import main
 from neardup.methods import online_methods
-from neardup.methods.auto import CommonGrams
+from neardup.methods.commongrams import CommonGrams
 from neardup.online import Detector
 from neardup.store import open_store
 from test_replay import corpus

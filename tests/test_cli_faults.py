@@ -563,7 +563,11 @@ def test_a_malformed_row_ends_where_its_quoted_field_ends(tmp_path):
     args = ["dedup", str(path), "-o", str(out), "--id-field", "id", "--on-error", "skip"]
     assert main([*args, "--quiet"]) == 0
     kept = list(csv.reader(io.StringIO((out / "kept.csv").read_text(encoding="utf-8"))))
-    assert kept == [["id", "text", "note"], ["2", "日月星辰山川河流", "a"], ["3", "春夏秋冬东南西北", "b"]]
+    assert kept == [
+        ["id", "text", "note"],
+        ["2", "日月星辰山川河流", "a"],
+        ["3", "春夏秋冬东南西北", "b"],
+    ]
     skipped = [orjson.loads(line) for line in (out / "skipped.jsonl").read_bytes().splitlines()]
     assert [(s["record"], s["id"], s["reason"]) for s in skipped] == [(1, "1", "malformed_row")]
     c = json.loads((out / "summary.json").read_text())["counts"]

@@ -5,8 +5,8 @@ import random
 import numpy as np
 
 from neardup.methods import create
-from neardup.methods.auto import merge_prepared, split_prepared
 from neardup.methods.columns import PreparedColumns
+from neardup.methods.prepared import merge_prepared, split_prepared
 
 
 def _same(a, b):

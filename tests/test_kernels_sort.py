@@ -44,7 +44,7 @@ def test_an_array_past_the_bucket_cap_sorts():
     """Past ``2 ** MAX_BUCKET_BITS`` values, buckets hold several each (heapsort past
     ``SMALL_BUCKET``): still numpy's order; and the counts of the common-gram fit are
     ``np.unique``'s."""
-    from neardup.methods.auto import _unique_counts
+    from neardup.methods.commongrams import _unique_counts
 
     rng = np.random.default_rng(5)
     n = (1 << _kernels.MAX_BUCKET_BITS) * 3 + 7

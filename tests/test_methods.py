@@ -216,7 +216,7 @@ def test_long_texts_whose_sketches_share_too_few_keys_are_not_measured(shared, p
     ``shared`` keys: below ``SKETCH_SHARED_KEYS`` the pair cannot pass unmeasured; with the
     estimate off (``compare``), or a text short of ``typo_tokens``, it is measured."""
     from neardup import _kernels
-    from neardup.methods.auto import SAMPLE_RATE
+    from neardup.methods.prepared import SAMPLE_RATE
 
     cfg = create("auto").config
     grams = np.tile(np.arange(1, 201, dtype=np.uint64) * 7919, 2)
@@ -487,7 +487,7 @@ def test_paragraph_grams_are_heard_so_homophone_typos_keep_a_copy():
     written 5-grams, and none of its heard ones: by default (``heard_grams``) the copy is a
     duplicate with every paragraph matched; with grams as written it is not. A look-alike
     (人 / 入) is no homophone: it still changes the heard grams."""
-    from neardup.methods.auto import _Grams
+    from neardup.methods.prepared import Grams
 
     source = "\n".join("。".join(p) + "。" for p in EDITED_SOURCE)
     copy = _typed_with_homophones(source, 2)
@@ -499,7 +499,7 @@ def test_paragraph_grams_are_heard_so_homophone_typos_keep_a_copy():
     assert not written.compare(source, copy)["duplicate"]
 
     def grams(texts, heard):
-        values, offsets = _Grams.of(texts, 5, heard=heard).rare(np.empty(0, np.uint64))
+        values, offsets = Grams.of(texts, 5, heard=heard).rare(np.empty(0, np.uint64))
         return [set(values[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(texts))]
 
     heard_source, heard_copy = grams([source, copy], heard=True)
@@ -517,7 +517,8 @@ def test_heard_grams_keep_the_written_rarity_and_old_stores_open():
     before the option hold: it is persisted only when on, so they reopen with
     ``heard_grams=false``."""
     from neardup import _kernels
-    from neardup.methods.auto import CommonGrams, _Grams, gram_sets
+    from neardup.methods.commongrams import CommonGrams
+    from neardup.methods.prepared import Grams, gram_sets
     from neardup.normalize import encode_texts
     from neardup.readings import as_heard
 
@@ -528,7 +529,7 @@ def test_heard_grams_keep_the_written_rarity_and_old_stores_open():
     config = heard.inner.config
     table = CommonGrams.fit(*gram_sets(texts, 5), replace(config, common_min_df=2))
     assert len(table.values) > 0
-    grams = _Grams.of(texts, 5, heard=True)
+    grams = Grams.of(texts, 5, heard=True)
     values, offsets = grams.rare(table.values)
     cps, off = encode_texts(texts)
     by_eye, pos = _kernels.char_ngram_hashes(cps, off, 5)
@@ -541,7 +542,7 @@ def test_heard_grams_keep_the_written_rarity_and_old_stores_open():
             if int(w) not in common
         }
         assert values[offsets[d] : offsets[d + 1]].tolist() == sorted(want)
-    assert np.array_equal(_Grams.of(texts, 5).values, grams.values)  # what the table counts
+    assert np.array_equal(Grams.of(texts, 5).values, grams.values)  # what the table counts
     for method in (heard, written):
         method.paragraphs(texts, fit=True)
     assert heard.tables.digest() == written.tables.digest()
@@ -1262,7 +1263,7 @@ def test_auto_prepared_split_and_merge_are_inverse(texts, cuts):
     """One text at a time (the online side) gives the arrays of the whole batch, in any grouping."""
     from dataclasses import astuple
 
-    from neardup.methods.auto import merge_prepared, split_prepared
+    from neardup.methods.prepared import merge_prepared, split_prepared
 
     method = create("auto")
     whole = method.prepare(method.compared(texts))

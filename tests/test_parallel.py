@@ -10,7 +10,7 @@ import pytest
 from neardup.cli import main
 from neardup.errors import ConfigError
 from neardup.index import ngram as ngram_index
-from neardup.methods import auto, create
+from neardup.methods import auto, commongrams, create
 from neardup.parallel import chunk_ranges, iter_ranges, map_ranges, resolve_workers
 from test_replay import SAMPLE, corpus
 
@@ -31,16 +31,18 @@ def test_auto_finds_the_same_pairs_on_any_number_of_threads(monkeypatch):
         "VERIFY_CHUNK",
         "POSSIBLE_CHUNK",
         "COMPARE_CHUNK",
-        "PARALLEL_UNIQUE",
     ):
         monkeypatch.setattr(auto, name, 10**9)
+    monkeypatch.setattr(commongrams, "PARALLEL_UNIQUE", 10**9)
     want_method, want = run_auto(texts, 1)
     assert len(want_method.near_misses.rows) == want_method.near_misses.limit
     monkeypatch.setattr(auto, "DOCS_CHUNK", 97)  # many chunks, uneven sizes
     monkeypatch.setattr(auto, "VERIFY_CHUNK", 300)
     monkeypatch.setattr(auto, "POSSIBLE_CHUNK", 200)  # verified in groups as they come
     monkeypatch.setattr(auto, "COMPARE_CHUNK", 101)
-    monkeypatch.setattr(auto, "PARALLEL_UNIQUE", 50)  # the common-gram count split by top bits
+    monkeypatch.setattr(
+        commongrams, "PARALLEL_UNIQUE", 50
+    )  # the common-gram count split by top bits
     monkeypatch.setattr(ngram_index, "CHUNK_PAIRS", 113)
     assert want_method.stats["candidates"] > 5 * 300
     for workers in (1, 3):
@@ -95,16 +97,16 @@ def test_ngram_measures_only_what_can_pass_or_be_a_near_miss(monkeypatch):
 
 
 def test_value_counts_on_threads_equal_numpy_unique(monkeypatch):
-    monkeypatch.setattr(auto, "PARALLEL_UNIQUE", 10)
+    monkeypatch.setattr(commongrams, "PARALLEL_UNIQUE", 10)
     rng = np.random.default_rng(3)
     pool = rng.integers(0, 2**64, 500, dtype=np.uint64)
     pool[:5] = [0, 1, 2**63, 2**64 - 1, 2**62]  # the ends of the top-bit ranges
     values = rng.choice(pool, 20_000)
     want_values, want_counts = np.unique(values, return_counts=True)
     for workers in (1, 2, 3, 8):
-        got_values, got_counts = auto._value_counts(values, workers=workers)
+        got_values, got_counts = commongrams._value_counts(values, workers=workers)
         assert np.array_equal(got_values, want_values) and np.array_equal(got_counts, want_counts)
-    empty = auto._value_counts(values[:0], workers=3)
+    empty = commongrams._value_counts(values[:0], workers=3)
     assert len(empty[0]) == len(empty[1]) == 0
 
 
@@ -112,7 +114,7 @@ def test_value_counts_on_threads_equal_numpy_unique(monkeypatch):
 def test_frequent_values_equal_counting_every_value(monkeypatch, common):
     """The bucket prefilter is exact on both of its paths (a few heavy buckets, as for Chinese
     grams; most values in heavy buckets, as for English), in chunks and on threads."""
-    monkeypatch.setattr(auto, "FREQUENT_CHUNK", 777)
+    monkeypatch.setattr(commongrams, "FREQUENT_CHUNK", 777)
     rng = np.random.default_rng(5)
     frequent = rng.integers(0, 2**64, 40, dtype=np.uint64)
     rare = rng.integers(0, 2**64, 30_000, dtype=np.uint64)
@@ -124,14 +126,14 @@ def test_frequent_values_equal_counting_every_value(monkeypatch, common):
     for floor in (1, 20, 150, 5_000):
         want = uniq[counts > floor]
         for workers in (1, 3):
-            got = auto.frequent_values(values, floor, workers=workers)
+            got = commongrams.frequent_values(values, floor, workers=workers)
             assert got.dtype == np.uint64 and np.array_equal(got, want), (floor, workers)
             cuts = np.sort(rng.integers(0, n, 7))  # the same values as parts, some empty
             parts = np.split(values, np.sort(np.r_[cuts, cuts[:2]]))
-            got = auto.frequent_values(parts, floor, workers=workers)
+            got = commongrams.frequent_values(parts, floor, workers=workers)
             assert got.dtype == np.uint64 and np.array_equal(got, want), (floor, workers)
-    assert len(auto.frequent_values(values[:0], 100)) == 0
-    assert len(auto.frequent_values([], 100)) == 0
+    assert len(commongrams.frequent_values(values[:0], 100)) == 0
+    assert len(commongrams.frequent_values([], 100)) == 0
 
 
 def test_dedup_workers_write_identical_outputs(tmp_path):

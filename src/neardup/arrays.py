@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .memory import release_free_memory
+
+TRIM_BYTES = 16 << 20  # freed while arrays are joined, then given back to the system
+
 
 def unique_sorted(values: np.ndarray) -> np.ndarray:
     """The distinct values of ``values``, sorted: what ``np.unique(values)`` returns.
@@ -32,3 +36,54 @@ def gather(
     np.cumsum(lengths, out=offsets[1:])
     at = np.repeat(np.asarray(starts, np.int64) - offsets[:-1], lengths) + np.arange(offsets[-1])
     return values[at], offsets
+
+
+def drain(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    """``parts`` joined into one array; the list is emptied as they are copied (last first), so
+    that each part is freed once its values are in place (held by nothing else)."""
+    if not parts:
+        return np.empty(0, dtype)
+    end = sum(len(a) for a in parts)
+    joined = np.empty(end, np.result_type(*parts))
+    freed = 0
+    while parts:
+        part = parts.pop()
+        joined[end - len(part) : end] = part
+        end -= len(part)
+        freed += part.nbytes
+        del part
+        if freed >= TRIM_BYTES:  # glibc keeps freed heap pages until asked
+            release_free_memory()
+            freed = 0
+    return joined
+
+
+def concat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.empty(0, dtype)
+
+
+def concat_sets(sets: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Flat sets (values, offsets) one after another (a fixed number of array calls, however
+    many parts: the online index merges hundreds of one-text parts per query)."""
+    if not sets:
+        return np.empty(0, np.uint64), np.zeros(1, np.int64)
+    offsets = join_offsets([offsets for _, offsets in sets])
+    return np.concatenate([values for values, _ in sets]), offsets
+
+
+def join_offsets(parts: list[np.ndarray]) -> np.ndarray:
+    """The offsets of sets laid one after another, from each part's own offsets."""
+    if not parts:
+        return np.zeros(1, np.int64)
+    joined = np.concatenate(parts)
+    ends = np.cumsum([len(offsets) for offsets in parts])
+    sizes = np.delete(np.diff(joined), ends[:-1] - 1)  # drop the jumps back to 0 between parts
+    offsets = np.zeros(len(sizes) + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return offsets
+
+
+def one_set(sets: tuple[np.ndarray, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray]:
+    values, offsets = sets
+    start, end = int(offsets[i]), int(offsets[i + 1])
+    return values[start:end].copy(), np.array([0, end - start], np.int64)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from neardup.methods import create
-from neardup.methods.auto import CommonGrams, gram_sets
+from neardup.methods.commongrams import CommonGrams
+from neardup.methods.prepared import gram_sets
 
 pytestmark = pytest.mark.spark
 

@@ -90,7 +90,7 @@ def _assert_same(local_out, spark_out, local_kept_name="kept.jsonl"):
 def test_same_clusters_as_local_default_auto(spark, tmp_path, corpus_texts):
     """The default method (auto): the same exact copies, common-gram table, candidates, copy
     verdicts and greedy representatives as one machine; the table written beside both."""
-    from neardup.methods.auto import CommonGrams
+    from neardup.methods.commongrams import CommonGrams
 
     assert SPARK_DEFAULT_METHOD == "auto"
     source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts)
@@ -108,7 +108,7 @@ def test_same_clusters_as_local_default_auto(spark, tmp_path, corpus_texts):
 
 def test_auto_with_a_given_table_and_longest(spark, tmp_path, corpus_texts):
     """A frozen table from another corpus (not fitted on this input) and keep=longest."""
-    from neardup.methods.auto import CommonGrams
+    from neardup.methods.commongrams import CommonGrams
 
     half = min(1500, len(corpus_texts) // 2)  # the bundled sample when ../shared/data is absent
     fit_on = _write_jsonl(tmp_path / "fit.jsonl", corpus_texts[half:])

@@ -88,7 +88,7 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
 
     tables = None
     if getattr(args, "tables", None):
-        from ..methods.auto import CommonGrams
+        from ..methods.commongrams import CommonGrams
 
         tables = CommonGrams.load(args.tables)
     if hasattr(args, "workers"):  # checked before a store is created

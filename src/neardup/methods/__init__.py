@@ -102,7 +102,7 @@ def create(name: str, *, tables: Any = None, **options: Any) -> Method:
         )
     config = cfg_cls(**typed_options(cfg_cls, options))
     if isinstance(tables, (str, os.PathLike)):  # the file a run wrote (OUTDIR/common_grams.npz)
-        from .auto import CommonGrams
+        from .commongrams import CommonGrams
 
         tables = CommonGrams.load(tables)
     if tables is not None:

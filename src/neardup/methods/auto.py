@@ -37,8 +37,7 @@ from typing import Any
 import numpy as np
 
 from .. import _kernels
-from ..arrays import run_firsts, unique_sorted
-from ..bagbound import TokenBuckets
+from ..arrays import concat, drain, join_offsets, unique_sorted
 from ..config import NormalizeConfig
 from ..copyrule import (
     Boilerplate,
@@ -48,7 +47,7 @@ from ..copyrule import (
     judge_pairs,
     token_codes,
 )
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError
 from ..index.ngram import candidate_chunks
 from ..markup import markup_candidates, strip_markup
 from ..memory import release_free_memory
@@ -61,26 +60,30 @@ from ..normalize import (
     normalize_many,
 )
 from ..pairs import PairSet
-from ..parallel import chunk_ranges, iter_ranges, map_ranges, per_worker
-from ..readings import as_heard
+from ..parallel import chunk_ranges, iter_ranges, map_ranges
 from ..variants import fold_traditional
 from .base import exact_copy_pairs, identical_groups
+from .commongrams import CommonGrams
+from .prepared import (
+    SAMPLE_RATE,
+    Grams,
+    Prepared,
+    consistent_sample,
+    merge_consumed,
+    merge_prepared,
+    smallest_keys,
+    texts_only,
+)
 
 MATCH_KINDS = ("copy", "text")
 VERIFY_CHUNK = 100_000  # candidate pairs per verification chunk (memory: its tokens and verdicts)
 DOCS_CHUNK = 2_048  # texts per chunk when preparing them (threads share chunks)
-PARALLEL_UNIQUE = 1 << 20  # values at which the common-gram count is split over threads
-FREQUENT_CHUNK = 1 << 22  # gram hashes bucketed at once when the common grams are counted
-FREQUENT_MIN_FLOOR = 16  # below it, the common grams are counted without the bucket prefilter
 COMPARE_CHUNK = 65_536  # texts made comparable at a time (bounds the encoded arrays)
 POSSIBLE_CHUNK = 4_000_000  # pairs that can pass held before they are verified (memory)
-TRIM_BYTES = 16 << 20  # freed while arrays are joined, then given back to the system
-SAMPLE_RATE = 8  # a consistent 1-in-8 sample of rare grams rules out most candidates early
 # two full sketches (long texts) share at least this many keys, or the pair is not judged: at the
 # rule's least Jaccard (0.41: containment 0.7, coverage 0.5) a copy shares fewer with probability
 # 0.26 %, at Jaccard 0.6 1e-5; it drops 90 % of cctv_xwlb_news_zh's candidates (one shared key)
 SKETCH_SHARED_KEYS = 2
-TABLE_VERSION = "neardup-common-grams-1"
 
 
 @dataclass(frozen=True)
@@ -155,150 +158,6 @@ class AutoConfig:
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class CommonGrams:
-    """The frozen table of common grams (sorted uint64 gram hashes) and what it was fitted on."""
-
-    values: np.ndarray
-    documents: int
-    min_df: int
-    version: str = TABLE_VERSION
-
-    @classmethod
-    def empty(cls) -> CommonGrams:
-        return cls(np.empty(0, np.uint64), 0, 0)
-
-    @classmethod
-    def fit(
-        cls,
-        values: np.ndarray | Sequence[np.ndarray],
-        offsets: np.ndarray | Sequence[np.ndarray],
-        config: AutoConfig,
-        *,
-        workers: int = 1,
-    ) -> CommonGrams:
-        """Grams held by more than ``max(common_min_df, common_share · N)`` of the N sets; the
-        sets as one ``(values, offsets)`` or as parts of them (lists of both, in order: no
-        joined copy of every gram)."""
-        parts = [offsets] if isinstance(offsets, np.ndarray) else list(offsets)
-        n = sum(len(o) - 1 for o in parts)
-        min_df = max(config.common_min_df, int(config.common_share * n))
-        return cls(frequent_values(values, min_df, workers=workers), n, min_df)
-
-    def digest(self) -> str:
-        """A short identity of the table (persisted with stores built on it)."""
-        import hashlib
-
-        h = hashlib.sha256(np.ascontiguousarray(self.values, np.uint64).tobytes())
-        return f"{self.version}:{len(self.values)}:{h.hexdigest()[:16]}"
-
-    def save(self, path: Any) -> None:
-        np.savez_compressed(
-            path,
-            values=self.values,
-            documents=self.documents,
-            min_df=self.min_df,
-            version=np.array(self.version),
-        )
-
-    @classmethod
-    def load(cls, path: Any) -> CommonGrams:
-        """Read a table :meth:`save` wrote; a missing or foreign file is an ``InputError``."""
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                version = str(z["version"])
-                values = z["values"].astype(np.uint64)
-                documents, min_df = int(z["documents"]), int(z["min_df"])
-        except (OSError, ValueError, KeyError, EOFError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            if "pickle" in reason:  # numpy's advice to load it unsafely: not ours to give
-                reason = "not a NumPy .npz archive"
-            raise InputError(
-                f"not a neardup common-gram table ({reason}); pass the common_grams.npz "
-                "that `neardup dedup` wrote",
-                source=str(path),
-            ) from None
-        if version != TABLE_VERSION:
-            raise ConfigError(
-                f"{path}: common-gram table version {version!r}, this neardup reads "
-                f"{TABLE_VERSION!r}; refit it with `neardup dedup` on the original input"
-            )
-        return cls(values, documents, min_df)
-
-
-@dataclass
-class Prepared:
-    """What ``auto`` keeps of each document: compared text, rare grams, sketch keys."""
-
-    compared: list[str]
-    grams: tuple[np.ndarray, np.ndarray]  # rare gram hashes per text (values, offsets)
-    sketch: tuple[np.ndarray, np.ndarray]  # the ``sketch`` smallest of them
-    tokens: np.ndarray  # alignment tokens per text (see :func:`neardup.copyrule.tokenize`)
-    sample: tuple[np.ndarray, np.ndarray]  # consistent sample of the rare grams (see _sample)
-    buckets: TokenBuckets | None = None  # a batch's bound on the tokens short texts share
-
-    def __len__(self) -> int:
-        return len(self.compared)
-
-
-@dataclass(frozen=True)
-class _Grams:
-    """A chunk of compared texts with each text's alignment token count and distinct gram
-    hashes (the code points are dropped once those are counted: a batch holds every chunk)."""
-
-    texts: list[str]
-    tokens: np.ndarray
-    values: np.ndarray
-    offsets: np.ndarray
-    buckets: TokenBuckets | None = None
-    heard: int = 0  # the gram length, when the rare grams are kept as heard (``heard_grams``)
-
-    @classmethod
-    def of(
-        cls, texts: list[str], gram: int, *, heard: bool = False, bucket_tokens: int = 0
-    ) -> _Grams:
-        """The chunk's grams as written (what the common-gram table counts); ``heard``: its
-        rare grams are kept as heard (:meth:`rare`); with ``bucket_tokens``, also the :class:`TokenBuckets` of the texts with at most that
-        many tokens."""
-        cps, cp_offsets = encode_texts(texts)
-        hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, gram)
-        tokens = _kernels.token_counts(cps, cp_offsets)
-        buckets = None
-        if bucket_tokens:
-            buckets = TokenBuckets.of(texts, tokens <= bucket_tokens)
-        values, offsets = _kernels.unique_per_doc(hashes, hoff)
-        return cls(texts, tokens, values, offsets, buckets, gram if heard else 0)
-
-    def rare(self, common: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each text's distinct rare grams ``(values, offsets)``: the grams not in ``common``
-        (sorted hashes); with ``heard``, the grams of the characters as heard
-        (:func:`as_heard`) at the positions whose written gram is rare — rarity stays that of
-        the text as written (folding readings together makes more grams common), and a
-        homophone typed for a character keeps the gram's value. The grams of each position
-        are made again from the texts here, a chunk at a time, not held for every chunk of a
-        batch until its table is fitted (reuters_21578: 219 MB); a chunk with no character that
-        has a reading is as written."""
-        if self.heard:
-            cps, cp_offsets = encode_texts(self.texts)
-            heard_cps = as_heard(cps)
-            if (heard_cps != cps).any():
-                heard_cps.flags.writeable = False  # as encode_texts' are: one compiled signature
-                return self._rare_heard(cps, heard_cps, cp_offsets, common)
-        if not len(common):
-            return self.values, self.offsets
-        return _kernels.kept_where_absent(self.values, self.values, self.offsets, common)
-
-    def _rare_heard(
-        self, cps: np.ndarray, heard_cps: np.ndarray, cp_offsets: np.ndarray, common: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`rare` of heard grams, from the chunk's code points written and heard."""
-        by_ear, offsets = _kernels.char_ngram_hashes(heard_cps, cp_offsets, self.heard)
-        if len(common):
-            written, _ = _kernels.char_ngram_hashes(cps, cp_offsets, self.heard)
-            by_ear, offsets = _kernels.kept_where_absent(written, by_ear, offsets, common)
-        return _kernels.unique_per_doc(by_ear, offsets)
-
-
 def _as_written(out: list[str], texts: Sequence[str], empty: list[int], base: Any) -> None:
     """Texts of nothing but markup or punctuation are compared as written: normalised, or
     where normalising leaves nothing (markup alone, invisible characters), the text itself —
@@ -315,13 +174,6 @@ def persisted_options(config: Any) -> dict[str, Any]:
     if not options["heard_grams"]:
         del options["heard_grams"]
     return options
-
-
-def gram_sets(texts: list[str], gram: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each text's distinct character ``gram``-gram hashes ``(values, offsets)``: what the
-    common-gram table counts."""
-    g = _Grams.of(texts, gram)
-    return g.values, g.offsets
 
 
 @dataclass(frozen=True)
@@ -458,7 +310,7 @@ class AutoMethod:
         compared = list(compared)
         most = self._bucket_tokens() if buckets else 0
         chunks = map_ranges(
-            lambda lo, hi: _Grams.of(
+            lambda lo, hi: Grams.of(
                 compared[lo:hi], self.config.gram, heard=self.config.heard_grams, bucket_tokens=most
             ),
             len(compared),
@@ -474,7 +326,7 @@ class AutoMethod:
             )
             release_free_memory()
         table = self.tables if self.tables is not None else CommonGrams.empty()
-        pending: list[_Grams | None] = list(chunks)  # each chunk's every gram freed once used
+        pending: list[Grams | None] = list(chunks)  # each chunk's every gram freed once used
         del chunks
 
         def prepared(lo: int, _hi: int) -> Prepared:
@@ -482,16 +334,16 @@ class AutoMethod:
             return self._prepared(grams, table)  # type: ignore[arg-type]
 
         parts = map_ranges(prepared, len(pending), size=1, workers=self.workers)
-        return parts[0] if len(parts) == 1 else _merge_consumed(parts)
+        return parts[0] if len(parts) == 1 else merge_consumed(parts)
 
-    def _prepared(self, grams: _Grams, table: CommonGrams) -> Prepared:
+    def _prepared(self, grams: Grams, table: CommonGrams) -> Prepared:
         values, offsets = grams.rare(table.values)
         return Prepared(
             grams.texts,
             (values, offsets),
-            _sketch(values, offsets, self.config.sketch),
+            smallest_keys(values, offsets, self.config.sketch),
             grams.tokens,
-            _sample(values, offsets),
+            consistent_sample(values, offsets),
             grams.buckets,
         )
 
@@ -596,13 +448,13 @@ class AutoMethod:
             return codes, _kernels.sort_per_doc(*codes[:2])
 
         parts = map_ranges(part, len(texts), size=DOCS_CHUNK, workers=workers)
-        offsets = _join_offsets([c[1] for c, _ in parts])
+        offsets = join_offsets([c[1] for c, _ in parts])
         hashes = [c[0] for c, _ in parts]  # joined one array at a time, each freeing its parts
         flags = [c[2] for c, _ in parts]
         bags = [b for _, b in parts]
         del parts
-        codes = (_drain(hashes, np.uint64), offsets, _drain(flags, np.uint8))
-        bag_values = _drain(bags, np.uint64)
+        codes = (drain(hashes, np.uint64), offsets, drain(flags, np.uint8))
+        bag_values = drain(bags, np.uint64)
         position = np.full(len(both), -1, np.int64)
         position[documents] = np.arange(len(documents))
         return _Tokens(position, texts, codes, bag_values)
@@ -721,13 +573,13 @@ class AutoMethod:
                 release_free_memory()
                 clock.lap("verify")
         del chunks
-        prepared = _texts_only(prepared)  # the last group needs the texts, not the grams
+        prepared = texts_only(prepared)  # the last group needs the texts, not the grams
         release_free_memory()
         kept.append(self._verify_held(prepared, *held.take(), reps, misses))
         clock.lap("verify")
-        left = _concat([k[0] for k in kept], np.int64)
-        right = _concat([k[1] for k in kept], np.int64)
-        sim = _concat([k[2] for k in kept], np.float32)
+        left = concat([k[0] for k in kept], np.int64)
+        right = concat([k[1] for k in kept], np.int64)
+        sim = concat([k[2] for k in kept], np.float32)
         self.near_misses = misses
         self.timings = clock.laps
         self.stats = {
@@ -781,9 +633,9 @@ class AutoMethod:
                 misses, reps[left[lo:hi]], reps[right[lo:hi]], verdicts, shape.strict[lo:hi]
             )
         return (
-            _concat([o[0] for o in out], np.int64),
-            _concat([o[1] for o in out], np.int64),
-            _concat([o[2] for o in out], np.float32),
+            concat([o[0] for o in out], np.int64),
+            concat([o[1] for o in out], np.int64),
+            concat([o[2] for o in out], np.float32),
         )
 
     def _verify_possible(
@@ -900,162 +752,6 @@ def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:
     )
 
 
-def _texts_only(p: Prepared) -> Prepared:
-    """``p`` with its compared texts and token counts only (what verification reads)."""
-    empty = (np.empty(0, np.uint64), np.zeros(len(p) + 1, np.int64))
-    return Prepared(p.compared, empty, empty, p.tokens, empty)
-
-
-def merge_prepared(parts: Sequence[Prepared]) -> Prepared:
-    """One :class:`Prepared` from several (in order)."""
-    compared = [c for p in parts for c in p.compared]
-    buckets = [p.buckets for p in parts if p.buckets is not None]
-    return Prepared(
-        compared,
-        _concat_sets([p.grams for p in parts]),
-        _concat_sets([p.sketch for p in parts]),
-        _concat([p.tokens for p in parts], np.int64),
-        _concat_sets([p.sample for p in parts]),
-        TokenBuckets.concat(buckets) if parts and len(buckets) == len(parts) else None,
-    )
-
-
-def _merge_consumed(parts: list[Prepared]) -> Prepared:
-    """:func:`merge_prepared` of a batch's chunks, emptying ``parts``: each chunk's arrays are
-    freed as soon as they are copied, so the batch is not held twice (weibo_ced_zh: 133 MB)."""
-    fields = {name: [getattr(p, name) for p in parts] for name in ("grams", "sketch", "sample")}
-    tokens = [p.tokens for p in parts]
-    buckets = [p.buckets for p in parts if p.buckets is not None]
-    whole = len(buckets) == len(parts)
-    compared = [c for p in parts for c in p.compared]
-    parts.clear()
-    sets = {name: _drain_sets(fields[name]) for name in ("grams", "sketch", "sample")}
-    return Prepared(
-        compared,
-        sets["grams"],
-        sets["sketch"],
-        _drain(tokens, np.int64),
-        sets["sample"],
-        TokenBuckets.concat(buckets) if whole and buckets else None,
-    )
-
-
-def _drain_sets(sets: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_concat_sets`, emptying ``sets`` as they are copied."""
-    offsets = _join_offsets([offsets for _, offsets in sets])
-    values = [v for v, _ in sets]
-    sets.clear()
-    return _drain(values, np.uint64), offsets
-
-
-def split_prepared(p: Prepared) -> list[Prepared]:
-    """One :class:`Prepared` per text, each with arrays of its own (a view would keep the whole
-    batch's arrays alive as long as any one text of it is kept)."""
-    return [
-        Prepared(
-            [p.compared[i]],
-            _one_set(p.grams, i),
-            _one_set(p.sketch, i),
-            p.tokens[i : i + 1].copy(),
-            _one_set(p.sample, i),
-        )
-        for i in range(len(p))
-    ]
-
-
-def _sketch(values: np.ndarray, offsets: np.ndarray, most: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each text's ``k`` smallest rare-gram hashes, ``k = clip(size / 4, 4, most)``: a short
-    text that is a copy shares most of its grams, so a few suffice; long texts get ``most``."""
-    sizes = np.diff(offsets)
-    k = np.clip(sizes // 4, min(4, most), most)
-    rank = np.arange(len(values)) - np.repeat(offsets[:-1], sizes)
-    keep = rank < np.repeat(k, sizes)
-    new = np.zeros_like(offsets)
-    np.cumsum(np.minimum(sizes, k), out=new[1:])
-    return values[keep], new
-
-
-def _sample(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The consistent sample of each set: its values ``v % SAMPLE_RATE == 0``."""
-    keep = values % np.uint64(SAMPLE_RATE) == 0
-    doc = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    new = np.zeros_like(offsets)
-    np.cumsum(np.bincount(doc[keep], minlength=len(offsets) - 1), out=new[1:])
-    return values[keep], new
-
-
-def frequent_values(
-    values: np.ndarray | Sequence[np.ndarray], floor: int, *, workers: int = 1
-) -> np.ndarray:
-    """The values (uint64 hashes) that occur more than ``floor`` times, sorted — exactly, without
-    sorting them all: a value occurring more than ``floor`` times lies in a bucket (by its low
-    bits) counted more than ``floor`` times, and only the values of such buckets are sorted and
-    counted. Hashes spread evenly over the buckets (about ``floor / 4`` values each, 2^10 to
-    2^22 buckets), so almost every bucket is light. A floor under ``FREQUENT_MIN_FLOOR`` (a
-    Spark partition's share of it, say) leaves few light buckets: everything is counted.
-    ``values`` may be one array or parts of one (counted where they are, never joined unless
-    most values are in heavy buckets)."""
-    parts = [values] if isinstance(values, np.ndarray) else list(values)
-    parts = [np.asarray(p, np.uint64) for p in parts]
-    size = sum(len(p) for p in parts)
-    if floor < FREQUENT_MIN_FLOOR:
-        return _frequent_of_all(_concat(parts, np.uint64), floor, workers)
-    bits = int(np.clip(np.ceil(np.log2(max(1, 4 * size // floor))), 10, 22))
-    mask = np.uint64((1 << bits) - 1)
-    pieces = [(p, a, b) for p in parts for a, b in chunk_ranges(len(p), FREQUENT_CHUNK)]
-
-    def count(lo: int, hi: int) -> np.ndarray:  # one thread's share, a piece at a time
-        total = np.zeros(1 << bits, np.int64)
-        for p, a, b in pieces[lo:hi]:
-            total += np.bincount((p[a:b] & mask).astype(np.intp), minlength=1 << bits)
-        return total
-
-    total = np.zeros(1 << bits, np.int64)
-    for part in map_ranges(
-        count, len(pieces), size=per_worker(len(pieces), workers), workers=workers
-    ):
-        total += part
-    heavy = total > floor
-    if 2 * int(total[heavy].sum()) > size:  # most values are common (English text)
-        return _frequent_of_all(_concat(parts, np.uint64), floor, workers)
-    # weibo_ced_zh: 3 % of the values are in heavy buckets, cctv_xwlb_news_zh: 30 %
-    held = [p[a:b][heavy[(p[a:b] & mask).astype(np.intp)]] for p, a, b in pieces]
-    return _frequent_of_all(_concat(held, np.uint64), floor, workers)
-
-
-def _frequent_of_all(values: np.ndarray, floor: int, workers: int) -> np.ndarray:
-    uniq, counts = _value_counts(values, workers=workers)
-    return uniq[counts > floor].astype(np.uint64)
-
-
-def _value_counts(values: np.ndarray, *, workers: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_counts=True)`` of uint64 hashes, sorted on ``workers``
-    threads: the values are split by their top bits into ranges (hashes fill them evenly), each
-    range is counted on its own, and the ranges joined in order are the same arrays."""
-    if workers <= 1 or len(values) < PARALLEL_UNIQUE:
-        return _unique_counts(values)
-    bits = max(1, int(np.ceil(np.log2(2 * workers))))
-    top = values >> np.uint64(64 - bits)
-    ranges = [values[top == b] for b in range(1 << bits)]
-    del top
-    found = map_ranges(
-        lambda lo, _hi: _unique_counts(ranges[lo]),
-        len(ranges),
-        size=1,
-        workers=workers,
-    )
-    return np.concatenate([u for u, _ in found]), np.concatenate([c for _, c in found])
-
-
-def _unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_counts=True)`` of hashes, sorted by the compiled bucket sort
-    (``_kernels.sort_per_doc`` of one document: 0.6 s for 13 million where numpy takes 0.9)."""
-    values = np.ascontiguousarray(values, np.uint64)
-    ordered = _kernels.sort_per_doc(values, np.array([0, len(values)], np.int64))
-    starts = np.flatnonzero(run_firsts(ordered))
-    return ordered[starts], np.diff(np.r_[starts, len(ordered)]).astype(np.int64)
-
-
 class _Held:
     """Pairs that can pass, gathered from chunks of candidates until they are verified."""
 
@@ -1076,66 +772,15 @@ class _Held:
     def take(self) -> tuple[np.ndarray, np.ndarray, _Shapes]:
         """Everything held, joined one array at a time (each freeing its parts); then empty."""
         lefts, rights, stricts, contains, covers = self.parts
-        left, right = _drain(lefts, np.int64), _drain(rights, np.int64)
+        left, right = drain(lefts, np.int64), drain(rights, np.int64)
         shape = _Shapes(
             np.arange(len(left)),
-            _drain(stricts, np.bool_),
-            _drain(contains, np.float64),
-            _drain(covers, np.float64),
+            drain(stricts, np.bool_),
+            drain(contains, np.float64),
+            drain(covers, np.float64),
         )
         self.size = 0
         return left, right, shape
-
-
-def _drain(parts: list[np.ndarray], dtype: type) -> np.ndarray:
-    """``parts`` joined into one array; the list is emptied as they are copied (last first), so
-    that each part is freed once its values are in place (held by nothing else)."""
-    if not parts:
-        return np.empty(0, dtype)
-    end = sum(len(a) for a in parts)
-    joined = np.empty(end, np.result_type(*parts))
-    freed = 0
-    while parts:
-        part = parts.pop()
-        joined[end - len(part) : end] = part
-        end -= len(part)
-        freed += part.nbytes
-        del part
-        if freed >= TRIM_BYTES:  # glibc keeps freed heap pages until asked
-            release_free_memory()
-            freed = 0
-    return joined
-
-
-def _concat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
-    return np.concatenate(arrays) if arrays else np.empty(0, dtype)
-
-
-def _concat_sets(sets: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Flat sets (values, offsets) one after another (a fixed number of array calls, however
-    many parts: the online index merges hundreds of one-text parts per query)."""
-    if not sets:
-        return np.empty(0, np.uint64), np.zeros(1, np.int64)
-    offsets = _join_offsets([offsets for _, offsets in sets])
-    return np.concatenate([values for values, _ in sets]), offsets
-
-
-def _join_offsets(parts: list[np.ndarray]) -> np.ndarray:
-    """The offsets of sets laid one after another, from each part's own offsets."""
-    if not parts:
-        return np.zeros(1, np.int64)
-    joined = np.concatenate(parts)
-    ends = np.cumsum([len(offsets) for offsets in parts])
-    sizes = np.delete(np.diff(joined), ends[:-1] - 1)  # drop the jumps back to 0 between parts
-    offsets = np.zeros(len(sizes) + 1, np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    return offsets
-
-
-def _one_set(sets: tuple[np.ndarray, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray]:
-    values, offsets = sets
-    start, end = int(offsets[i]), int(offsets[i + 1])
-    return values[start:end].copy(), np.array([0, end - start], np.int64)
 
 
 class _Clock:

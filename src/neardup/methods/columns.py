@@ -1,7 +1,7 @@
 """The online index's kept documents as flat columns: what ``auto`` compares, one slot each.
 
 A query against a million kept documents gathers the state of its few hundred candidates and
-verifies them in one call. Kept as one small :class:`~neardup.methods.auto.Prepared` per
+verifies them in one call. Kept as one small :class:`~neardup.methods.prepared.Prepared` per
 document, that gathering cost a Python step and several small arrays per candidate, and a few
 hundred bytes of array headers per document. Here every field lives in a growing flat array
 (ragged fields as values plus a start and a length per slot), a removed document's slot is
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..arrays import gather
-from .auto import Prepared
+from .prepared import Prepared
 
 
 class _Ragged:

@@ -35,8 +35,8 @@ from ..index.permuted import PermutedIndex
 from ..normalize import normalize_many
 from ..simhash import Fingerprinter
 from ..verify import similarity_pairs
-from .auto import merge_prepared, split_prepared
 from .columns import PreparedColumns
+from .prepared import merge_prepared, split_prepared
 from .simhash import featureless
 
 

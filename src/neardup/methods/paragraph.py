@@ -46,14 +46,9 @@ from ..index.ngram import candidates_from_keys
 from ..index.permuted import hamming_pairs
 from ..nearmiss import NearMisses
 from ..pairs import PairSet
-from .auto import (
-    VERIFY_CHUNK,
-    AutoConfig,
-    AutoMethod,
-    CommonGrams,
-    Prepared,
-    persisted_options,
-)
+from .auto import VERIFY_CHUNK, AutoConfig, AutoMethod, persisted_options
+from .commongrams import CommonGrams
+from .prepared import Prepared
 
 EVIDENCE = ("copy", "topic")
 
@@ -283,7 +278,7 @@ class ParagraphMethod:
         copies alone. Off by default: on natural news it also matches the paragraphs a
         follow-up quotes from a speech (docs/quality.md)."""
         from .._kernels import common_counts
-        from .auto import _concat_sets
+        from ..arrays import concat_sets
 
         hit = np.zeros(len(ia), np.bool_)
         if not len(ia):
@@ -291,7 +286,7 @@ class ParagraphMethod:
         if b is a:
             (values, offsets), jb = a.prepared.grams, ib
         else:
-            (values, offsets), jb = _concat_sets([a.prepared.grams, b.prepared.grams]), ib + len(a)
+            (values, offsets), jb = concat_sets([a.prepared.grams, b.prepared.grams]), ib + len(a)
         sizes = np.diff(offsets)
         sa, sb = sizes[ia], sizes[jb]
         need = np.maximum(

@@ -145,7 +145,7 @@ def load_tables(path: str | None):
     """The frozen table of ``--tables`` (None: the method fits its own)."""
     if not path:
         return None
-    from ..methods.auto import CommonGrams
+    from ..methods.commongrams import CommonGrams
 
     return CommonGrams.load(path)
 

@@ -29,7 +29,9 @@ import numpy as np
 
 from ..arrays import unique_sorted
 from ..index.ngram import candidate_chunks
-from ..methods.auto import VERIFY_CHUNK, AutoMethod, CommonGrams, frequent_values, gram_sets
+from ..methods.auto import VERIFY_CHUNK, AutoMethod
+from ..methods.commongrams import CommonGrams, frequent_values
+from ..methods.prepared import gram_sets
 from ..pairs import method_code
 from .batches import Batch, concat, keys_per_doc, pair_codes, route, size, tagged
 from .ngram import exact_groups

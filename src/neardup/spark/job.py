@@ -162,7 +162,7 @@ def spark_dedup(
 ) -> dict[str, Any]:
     """Deduplicate ``input_path`` on ``spark``; write the outputs; return the summary.
 
-    ``tables``: a frozen :class:`~neardup.methods.auto.CommonGrams` for ``auto`` (e.g. the
+    ``tables``: a frozen :class:`~neardup.methods.commongrams.CommonGrams` for ``auto`` (e.g. the
     ``common_grams.npz`` of an earlier run); without it the job fits one on the input, as
     ``neardup dedup`` does, and writes it beside the outputs."""
     from pyspark import StorageLevel
