@@ -1458,3 +1458,56 @@ def test_compare_and_scores_agree_with_dedup_on_texts_that_normalise_alike(metho
         assert m.compare(a, b)["duplicate"] == removed, (a, b)
         score = m.score_pairs([a], [b])
         assert bool(is_close(score, m.threshold, higher_is_closer=m.higher_is_closer)[0]) == removed
+
+
+def test_copy_rule_an_advertisement_facing_a_lost_sentence_is_not_a_name():
+    """Copy rule 15: a copy that lost a sentence and carries, at its place, an advertisement
+    many documents of the corpus share (common grams of the fitted table) is a copy: the
+    advertisement is an inserted block facing the story's own text, not a substituted name.
+    Without a table (two texts compared alone) it is not; the template filled with other
+    values, advertisement and all, stays apart."""
+    from neardup import dedup_texts
+
+    ad = (
+        "点赞、在看、转发，让更多人看到这篇文章！喜欢我们的内容请记得设为星标，以免错过每一次更新。"
+    )
+    rng = random.Random(0)
+    fillers = [
+        "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(60)) + "。\n" + ad
+        for _ in range(150)
+    ]
+    values = {"city": "安阳", "district": "文峰", "place": "商贸公司", "kind": "火灾"}
+    other = {"city": "银川", "district": "兴庆", "place": "烧烤店", "kind": "燃气爆炸"}
+    kept = "\n".join(s.format(**values) for s in FIRE[:3]) + "\n"
+    story = kept + FIRE[3].format(**values) + "\n" + RAIL_STORY
+    copy = kept + ad + "\n" + RAIL_STORY  # the last sentence lost, an advertisement instead
+    template = "\n".join(s.format(**other) for s in FIRE[:3]) + "\n" + ad + "\n" + RAIL_STORY
+    n = len(fillers)
+    rep = dedup_texts([*fillers, story, copy, template], method="auto").clusters.representative
+    assert rep[n:].tolist() == [n, n, n + 2]
+    assert not create("auto").compare(story, copy)["duplicate"]  # no table: no boilerplate
+
+
+def test_copy_rule_inserted_block_needs_text_of_its_own_on_the_other_side():
+    """Rule 15's test on a region, hand-checked: boilerplate one text added (an advertisement,
+    a header) facing plain text is an inserted block; facing text that is itself partly
+    boilerplate the first text lacks (a leader's titles / 国民经济和社会发展 in another book's
+    title: two single-volume notices of cctv_xwlb_news_zh), or mostly boilerplate both hold,
+    or plain text facing plain text (another name), it is not."""
+    from neardup.copyrule import _Added, _Common, _inserted_block
+
+    def added(text: str) -> list[str]:
+        return [_Added(c) for c in text]
+
+    def common(text: str) -> list[str]:
+        return [_Common(c) for c in text]
+
+    header = added("本文转载自南方都市报")
+    assert _inserted_block(header, list("达基斯"))
+    assert _inserted_block(list("牌"), added("中国青年网讯"))
+    leader = added("中共中央总书记国家主席中央军委主席习近平在庆祝")
+    title = list("关于制定") + added("国民经济和社会发展") + list("第15个五年规划的建议")
+    assert not _inserted_block(title, leader)
+    assert not _inserted_block(leader, common("全国人大常委会委员长") + list("赵"))
+    assert not _inserted_block(list("安阳市文峰区"), list("银川市兴庆区"))
+    assert not _inserted_block(header, [])

@@ -38,7 +38,10 @@ A pair is a copy when
 A long pair rejected on its values is read once more with the corpus's common text
 (:class:`Boilerplate`, from the fitted common-gram table): when the alignment's tail — after
 its last strong anchor — is on one side mostly boilerplate that text added, it is a cut text
-facing a footer or an advertisement (:func:`_added_tail`), not a row of substituted values.
+facing a footer or an advertisement (:func:`_added_tail`), not a row of substituted values;
+and a region of the alignment one side of which is mostly boilerplate that text added while the
+other side is mostly text of its own (not boilerplate) is a header or an advertisement inserted
+where the other text has a passage the copy lost (:func:`_inserted_block`), not a substituted name.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ import numpy as np
 from .errors import ConfigError
 from .readings import heard_codes, misheard
 
-RULE_VERSION = "neardup-copy-14"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut
+RULE_VERSION = "neardup-copy-15"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own
 
 _CJK_BLOCKS = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F))
 #: Code point ranges of CJK ideographs (a regex character-class body).
@@ -389,8 +392,19 @@ def _numbers_differ(
     return years or min(len(only_a), len(only_b)) >= 2
 
 
+def _opcodes(a: Sequence[str], b: Sequence[str]) -> Any:
+    """The longest-common-subsequence alignment of two token sequences: opcodes ``(tag,
+    a_start, a_end, b_start, b_end)``."""
+    from rapidfuzz.distance import Indel
+
+    return Indel.opcodes(a, b)
+
+
 def _segments(
-    a: Sequence[str], b: Sequence[str], max_value_tokens: int
+    a: Sequence[str],
+    b: Sequence[str],
+    max_value_tokens: int,
+    opcodes: Any = None,
 ) -> tuple[list[tuple], list[tuple]]:
     """The substitutions between aligned runs, and the moved, inserted or deleted text.
 
@@ -408,17 +422,16 @@ def _segments(
     single characters one for one beside text only one side has (:func:`_grown_letter`),
     which is one substituted name as a whole. The alignment's tail after its last strong
     anchor is one moved gap when one side of it is mostly boilerplate that text added
-    (:func:`_added_tail`; tokens marked by :func:`_added_boilerplate`).
+    (:func:`_added_tail`; tokens marked by :func:`_added_boilerplate`), and so is any region
+    where such boilerplate faces text of the other's own (:func:`_inserted_block`).
     """
-    from rapidfuzz.distance import Indel
-
     runs: list[list] = []  # [equal?, a_start, a_end, b_start, b_end], adjacent gaps merged
-    for op in Indel.opcodes(a, b):
-        equal = op.tag == "equal"
+    for tag, a0, a1, b0, b1 in _opcodes(a, b) if opcodes is None else opcodes:
+        equal = tag == "equal"
         if runs and not equal and not runs[-1][0]:
-            runs[-1][2], runs[-1][4] = op.src_end, op.dest_end
+            runs[-1][2], runs[-1][4] = a1, b1
         else:
-            runs.append([equal, op.src_start, op.src_end, op.dest_start, op.dest_end])
+            runs.append([equal, a0, a1, b0, b1])
 
     def gap(k0: int, k1: int) -> tuple:
         """The gap from run ``k0`` to run ``k1`` (inclusive) with its surrounding tokens."""
@@ -458,6 +471,8 @@ def _segments(
         small, large = sorted((len(whole[0]), len(whole[1])))
         if large > 2 * small and large > max_value_tokens:
             moved.append(whole)
+        elif _inserted_block(whole[0], whole[1]):
+            moved.append(whole)  # a header or an advertisement facing a lost passage
         elif large - small >= 2 and large <= max_value_tokens and _grown_letter(runs, k, end, a, b):
             substituted.append(whole)  # a name replaced by a longer one: 英文版 / 俄文、法文…版
         else:
@@ -485,6 +500,26 @@ def _added_tail(runs: list[list], a: Sequence[str], b: Sequence[str]) -> int:
         if tokens and 2 * sum(isinstance(t, _Added) for t in tokens) > len(tokens):
             return start
     return len(runs)
+
+
+def _inserted_block(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
+    """One side of a region is mostly boilerplate that its text added (:class:`_Added`) and the
+    other side is text of its own: mostly not boilerplate, and none of it boilerplate that the
+    first text lacks. A header, an advertisement or a "阅读全文" inserted where the other text
+    has a passage of its own (a sentence the copy lost or moved), not a substituted value. Two
+    stories of one template differ by values that are common text on both sides (全国政协主席 /
+    全国人大常委会委员长, two lists of officials, a leader's titles / 国民经济和社会发展 in the
+    title of another book) or on neither (names, places: no boilerplate on either side)."""
+    if not gap_a or not gap_b:
+        return False
+    for added, text in ((gap_a, gap_b), (gap_b, gap_a)):
+        if (
+            2 * sum(isinstance(t, _Added) for t in added) > len(added)
+            and not any(isinstance(t, _Added) for t in text)
+            and 2 * sum(isinstance(t, _Common) for t in text) < len(text)
+        ):
+            return True
+    return False
 
 
 def _has_tail(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -612,9 +647,9 @@ def _value_changes(
     b: Sequence[str],
     rule: CopyRule,
     numbers: tuple[frozenset[str], frozenset[str]] | None = None,
-    boilerplate: tuple[list[bool] | None, list[bool] | None] = (None, None),
     *,
     ordered: bool = False,
+    opcodes: Any = None,
 ) -> tuple[int, int, bool]:
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
@@ -626,21 +661,21 @@ def _value_changes(
     other changed figures (a figure only split or joined by punctuation, 4,372 / 4372, is
     unchanged). Names: a short
     phrase (a name, a place, a title word) replaced — unless it is typing errors
-    (:func:`_typos`). ``boilerplate``: each text's tokens that are :class:`Boilerplate`; when
-    the tail of the alignment is mostly boilerplate one text added (:func:`_added_tail`), the
-    tail is a cut text facing an added footer, not a row of substitutions, and the footer's
-    numbers are those of an inserted passage (a date or year outside it still counts).
-    ``ordered``: ``b`` (and its boilerplate) is already in ``a``'s order (:func:`_put_in_order`).
+    (:func:`_typos`). Tokens of boilerplate one text added (:class:`_Added`, marked by
+    :func:`_added_boilerplate`): when the tail of the alignment is mostly such text
+    (:func:`_added_tail`), the tail is a cut text facing an added footer, not a row of
+    substitutions, and the footer's numbers are those of an inserted passage (a date or year
+    outside it still counts); a region where it faces text of the other's own is an inserted
+    block (:func:`_inserted_block`). ``ordered``: ``b`` is already in ``a``'s order
+    (:func:`_put_in_order`); ``opcodes``: the alignment of ``a`` and ``b`` (:func:`_opcodes`),
+    when the caller made it.
     """
     changes, names, hard = 0, 0, False
     na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
     if not ordered:
-        b, order = _put_in_order(a, b)
-        boilerplate = (boilerplate[0], _permuted(boilerplate[1], order))
-    if boilerplate != (None, None):
-        a, b = _added_boilerplate(a, b, *boilerplate)
+        b, _order = _put_in_order(a, b)
     digits = bool(na or nb)  # without any, only names can change (the common case)
-    substituted, moved = _segments(a, b, rule.max_value_tokens)
+    substituted, moved = _segments(a, b, rule.max_value_tokens, opcodes)
     for gap_a, gap_b, before, after_a, after_b in substituted:
         if "".join(gap_a) == "".join(gap_b):
             continue  # a word split or joined by a space or a mark
@@ -684,6 +719,13 @@ class _Added(str):
     __slots__ = ()
 
 
+class _Common(str):
+    """A token of boilerplate that both texts of a pair hold (a run mostly matched): text the
+    corpus shares, not text of the document's own (:func:`_inserted_block`)."""
+
+    __slots__ = ()
+
+
 class _Footer(_Added):
     """A token of boilerplate one text added in the tail of a pair's alignment
     (:func:`_added_tail`): a footer after a cut, whose numbers are not values."""
@@ -691,36 +733,63 @@ class _Footer(_Added):
     __slots__ = ()
 
 
+def _with_boilerplate(
+    a: Sequence[str],
+    b: Sequence[str],
+    rule: CopyRule,
+    numbers: tuple[frozenset[str], frozenset[str]],
+    masks: tuple[list[bool] | None, list[bool] | None],
+) -> tuple[int, int, bool] | None:
+    """:func:`_value_changes` of ``a`` and ``b`` (``b`` in ``a``'s order) read with each text's
+    boilerplate (``masks``: :meth:`Boilerplate.tokens`), or None when neither text added any:
+    the reading would then be the one without it (only added boilerplate changes a verdict)."""
+    if masks == (None, None):
+        return None
+    opcodes = _opcodes(a, b)  # marking tokens keeps them equal: one alignment serves both
+    a, b, added = _added_boilerplate(a, b, *masks, opcodes)
+    if not added:
+        return None
+    return _value_changes(a, b, rule, numbers, ordered=True, opcodes=opcodes)
+
+
 def _added_boilerplate(
-    a: Sequence[str], b: Sequence[str], mask_a: list[bool] | None, mask_b: list[bool] | None
-) -> tuple[list[str], list[str]]:
+    a: Sequence[str],
+    b: Sequence[str],
+    mask_a: list[bool] | None,
+    mask_b: list[bool] | None,
+    opcodes: Any,
+) -> tuple[list[str], list[str], bool]:
     """``a`` and ``b`` with the tokens of each run of boilerplate (``mask_a``, ``mask_b``) that
     the other text mostly lacks marked :class:`_Added`: most of the run's tokens are outside a
     longest common subsequence of the two — a footer or an advertisement one text added,
     through which the alignment threads a few single characters. A run both texts hold, a typo
-    aside, is not marked."""
-    from rapidfuzz.distance import Indel
-
+    aside, is marked :class:`_Common`. Also whether any run was marked added."""
     matched_a, matched_b = np.zeros(len(a), np.int64), np.zeros(len(b), np.int64)
-    for op in Indel.opcodes(a, b):
-        if op.tag == "equal":
-            matched_a[op.src_start : op.src_end] = 1
-            matched_b[op.dest_start : op.dest_end] = 1
-    return _marked(a, mask_a, matched_a), _marked(b, mask_b, matched_b)
+    for tag, a0, a1, b0, b1 in opcodes:  # the alignment of a and b (:func:`_opcodes`)
+        if tag == "equal":
+            matched_a[a0:a1] = 1
+            matched_b[b0:b1] = 1
+    marked_a, added_a = _marked(a, mask_a, matched_a)
+    marked_b, added_b = _marked(b, mask_b, matched_b)
+    return marked_a, marked_b, added_a or added_b
 
 
-def _marked(tokens: Sequence[str], mask: list[bool] | None, matched: np.ndarray) -> list[str]:
+def _marked(
+    tokens: Sequence[str], mask: list[bool] | None, matched: np.ndarray
+) -> tuple[list[str], bool]:
     """``tokens`` with the runs of ``mask`` of which most tokens are not ``matched`` marked
-    :class:`_Added`."""
+    :class:`_Added`, the other runs :class:`_Common`; and whether any run was added."""
     out = list(tokens)
     if mask is None:
-        return out
+        return out, False
     edges = np.flatnonzero(np.diff(np.concatenate([[0], np.asarray(mask, np.int8), [0]])))
     hits = np.concatenate([[0], np.cumsum(matched)])
+    added = False
     for p, q in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
-        if 2 * (hits[q] - hits[p]) < q - p:
-            out[p:q] = [_Added(t) for t in out[p:q]]
-    return out
+        kind = _Added if 2 * (hits[q] - hits[p]) < q - p else _Common
+        added = added or kind is _Added
+        out[p:q] = [kind(t) for t in out[p:q]]
+    return out, added
 
 
 def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str]:
@@ -1156,15 +1225,15 @@ def _value_verdicts(
         allowed = 0 if strict[k] else rule.max_value_changes
         numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb), ordered=True)
         ok[k] = not hard[k] and names == 0 and numbers <= allowed
-        if not ok[k] and boilerplate is not None and not strict[k] and _has_tail(ta, tb):
-            for d in (i, j):  # a footer added after a cut? (boilerplate read only when needed)
+        if not ok[k] and boilerplate is not None and not strict[k] and (names or _has_tail(ta, tb)):
+            for d in (i, j):  # a footer, header or advertisement? (boilerplate read when needed)
                 if d not in common:
                     common[d] = boilerplate.tokens(texts[d])
-            mask_j = _permuted(common[j], order)
-            if common[i] is not None or mask_j is not None:
-                again = _value_changes(ta, tb, rule, (na, nb), (common[i], mask_j), ordered=True)
-                if not again[2] and again[1] == 0 and again[0] <= allowed:
-                    numbers, names, hard[k], ok[k] = *again, True
+            again = _with_boilerplate(
+                ta, tb, rule, (na, nb), (common[i], _permuted(common[j], order))
+            )
+            if again is not None and not again[2] and again[1] == 0 and again[0] <= allowed:
+                numbers, names, hard[k], ok[k] = *again, True
         changes[k] = numbers + names
     return changes, hard, ok
 
