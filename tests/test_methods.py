@@ -806,6 +806,22 @@ def test_copy_rule_a_list_of_other_attendees_is_replaced_names():
     assert not verdict["duplicate"] and verdict["value_changes"] > 0, verdict
 
 
+FIRE_VALUES = (
+    {"city": "安阳", "district": "文峰", "place": "商贸公司", "kind": "火灾"},
+    {"city": "银川", "district": "兴庆", "place": "烧烤店", "kind": "燃气爆炸"},
+)  # two stories of the FIRE template
+
+
+def _boilerplate_fillers(boilerplate: str) -> list[str]:
+    """150 random CJK texts each ending with ``boilerplate``: its grams become common grams
+    of the fitted table."""
+    rng = random.Random(0)
+    return [
+        "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(60)) + "。\n" + boilerplate
+        for _ in range(150)
+    ]
+
+
 def test_copy_rule_a_footer_after_a_cut_is_boilerplate_not_values():
     """Copy rule 14: a truncated copy with a footer that many documents of the corpus carry
     (common grams of the fitted table) is a copy, though the footer's hotline faces the lost
@@ -817,13 +833,8 @@ def test_copy_rule_a_footer_after_a_cut_is_boilerplate_not_values():
         "欢迎投稿！如有新闻线索请拨打报料热线010-66668888，或发送邮件至tips@example.com，"
         "一经采用，稿酬从优。"
     )
-    rng = random.Random(0)
-    fillers = [
-        "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(60)) + "。\n" + footer
-        for _ in range(150)
-    ]
-    values = {"city": "安阳", "district": "文峰", "place": "商贸公司", "kind": "火灾"}
-    other = {"city": "银川", "district": "兴庆", "place": "烧烤店", "kind": "燃气爆炸"}
+    fillers = _boilerplate_fillers(footer)
+    values, other = FIRE_VALUES
     body = "".join(s.format(**values) for s in FIRE)
     story = (
         body + "截至3月22日，已有12名伤员出院，另有35人仍在医院接受治疗，安阳市投入资金2000万元。"
@@ -1471,13 +1482,8 @@ def test_copy_rule_an_advertisement_facing_a_lost_sentence_is_not_a_name():
     ad = (
         "点赞、在看、转发，让更多人看到这篇文章！喜欢我们的内容请记得设为星标，以免错过每一次更新。"
     )
-    rng = random.Random(0)
-    fillers = [
-        "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(60)) + "。\n" + ad
-        for _ in range(150)
-    ]
-    values = {"city": "安阳", "district": "文峰", "place": "商贸公司", "kind": "火灾"}
-    other = {"city": "银川", "district": "兴庆", "place": "烧烤店", "kind": "燃气爆炸"}
+    fillers = _boilerplate_fillers(ad)
+    values, other = FIRE_VALUES
     kept = "\n".join(s.format(**values) for s in FIRE[:3]) + "\n"
     story = kept + FIRE[3].format(**values) + "\n" + RAIL_STORY
     copy = kept + ad + "\n" + RAIL_STORY  # the last sentence lost, an advertisement instead
