@@ -25,7 +25,7 @@ def test_bucket_rows_count_each_texts_tokens_and_bound_the_shared_ones(texts, ne
     """A row counts a text's token hashes by their top bits; two rows never share fewer tokens
     than the two bags do (the exact multiset intersection); the kernel compares the sum of the
     smaller counts with the table's need, for strict pairs of texts with rows only."""
-    from neardup import _kernels
+    from neardup import _pairkernels
 
     buckets = buckets_of(texts)
     codes, offsets, _flags = token_codes(texts)
@@ -47,7 +47,7 @@ def test_bucket_rows_count_each_texts_tokens_and_bound_the_shared_ones(texts, ne
     strict = np.arange(len(pairs)) % 3 > 0
     row = rows.copy()
     row[0] = -1  # the first text has no row: its pairs are kept
-    got = _kernels.bucket_bound(
+    got = _pairkernels.bucket_bound(
         buckets.counts, row, buckets.lengths, needs, pairs[:, 0], pairs[:, 1], strict
     )
     assert got.tolist() == ((bound >= need) | ~strict | (pairs[:, 0] == 0)).tolist()

@@ -215,7 +215,7 @@ def test_long_texts_whose_sketches_share_too_few_keys_are_not_measured(shared, p
     """Two long texts with the same rare grams, their full sketches made up to share
     ``shared`` keys: below ``SKETCH_SHARED_KEYS`` the pair cannot pass unmeasured; with the
     estimate off (``compare``), or a text short of ``typo_tokens``, it is measured."""
-    from neardup import _kernels
+    from neardup import _pairkernels
     from neardup.methods.prepared import SAMPLE_RATE
 
     cfg = create("auto").config
@@ -233,7 +233,7 @@ def test_long_texts_whose_sketches_share_too_few_keys_are_not_measured(shared, p
     one = np.zeros(1, np.int64)
 
     def possible(keys: int, tokens: int) -> bool:
-        got = _kernels.pair_shapes(
+        got = _pairkernels.pair_shapes(
             grams, offsets, sample, sample_off, sketch, sketch_off,
             np.array([tokens, tokens], np.int64), one, one + 1, False,
             np.array([*bounds, keys], np.float64), SAMPLE_RATE,
@@ -1050,7 +1050,7 @@ def test_auto_compared_compiled_path_equals_steps(extra):
 @settings(max_examples=60, deadline=None)
 def test_common_counts_equal_set_intersections(sets, need):
     """Exact intersection sizes where they reach ``need``, -1 where they do not."""
-    from neardup import _kernels
+    from neardup import _pairkernels
 
     rng = np.random.default_rng(len(sets) * 1000 + need)
     universe = rng.integers(0, 2**63, 401, dtype=np.int64).astype(np.uint64)
@@ -1064,7 +1064,7 @@ def test_common_counts_equal_set_intersections(sets, need):
     np.cumsum(np.bincount(doc[keep], minlength=len(values)), out=s_off[1:])
     pairs = np.array(list(itertools.combinations(range(len(sets)), 2)), np.int64)
     left, right = pairs[:, 0].copy(), pairs[:, 1].copy()
-    got = _kernels.common_counts(
+    got = _pairkernels.common_counts(
         flat, offsets, flat[keep], s_off, left, right, np.full(len(left), need, np.int64), 8
     )
     for k, (a, b) in enumerate(pairs.tolist()):
@@ -1134,7 +1134,7 @@ def test_token_codes_equal_hashed_python_tokens(extra):
 
 def test_token_flags_read_numbers_with_their_neighbours():
     """Golden flags: years, identifiers, date units and what makes the next number a date."""
-    from neardup._kernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
+    from neardup._tokenkernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
     from neardup.copyrule import token_codes
 
     _codes, _offsets, flags = token_codes(["第 2023 年 may 12345 x7 1899 twenty 二〇二四 月"])
@@ -1240,7 +1240,7 @@ def test_copy_rule_one_replaced_token_decides_as_the_alignment(tokens, changes, 
 def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     """The compiled test takes the pairs it can decide: a counter changed at the end, a typo,
     a changed year; and leaves pairs whose replaced token repeats beside it to the alignment."""
-    from neardup._kernels import one_replaced
+    from neardup._tokenkernels import one_replaced
     from neardup.copyrule import _MAY_MOVE, token_codes
 
     frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"

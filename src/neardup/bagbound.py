@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import _kernels
+from . import _pairkernels
 from .copyrule import CopyRule, strict_least, token_codes
 
 BUCKET_BITS = 6  # 64 buckets: weibo's short pairs pass 1.5x as often as on exact bags
@@ -67,7 +67,7 @@ class TokenBuckets:
         judges by the short-text rule (``strict``) whose texts, both with a row, cannot share
         the tokens :func:`neardup.copyrule.strict_least` asks for (tabulated once per rule for
         every two token counts a row can have: :func:`least_table`)."""
-        return _kernels.bucket_bound(
+        return _pairkernels.bucket_bound(
             self.counts, self.row, self.lengths, least_table(rule), left, right, strict
         )
 

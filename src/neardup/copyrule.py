@@ -269,13 +269,15 @@ def token_codes(
     the token strings), with offsets and each token's :func:`token_flags`: a compiled tokenizer
     for CJK and ASCII text, this module's Python one for texts holding other characters.
     ``encoded``: the texts' code points and offsets, when the caller has them."""
-    from . import _kernels
+    from . import _tokenkernels
     from .normalize import encode_texts, splice_documents
     from .simhash import hash_features
 
     words, values, months = _word_tables()
     cps, cp_offsets = encoded if encoded is not None else encode_texts(texts)
-    codes, offsets, flags, other = _kernels.alignment_tokens(cps, cp_offsets, words, values, months)
+    codes, offsets, flags, other = _tokenkernels.alignment_tokens(
+        cps, cp_offsets, words, values, months
+    )
     which = np.flatnonzero(other)
     if not len(which):
         return codes, offsets, flags
@@ -346,11 +348,11 @@ _MONTHS = frozenset(
 @lru_cache(maxsize=1 << 16)  # tokens repeat (characters, common numbers): 1.4 M calls
 def token_flags(token: str) -> int:  # on a 1 M-document batch, most of them the same few tokens
     """What a token says about the numbers beside it (the ``TOKEN_*`` bits of
-    :mod:`neardup._kernels`, which the compiled tokenizer sets alike): it holds a digit; it is
+    :mod:`neardup._tokenkernels`, which the compiled tokenizer sets alike): it holds a digit; it is
     a year (19xx, 20xx) or an identifier (a token of 5 or more characters with a digit); it is a
     date or event unit (年, 月, 次, 届: the number before it is a date or an ordinal); it is a
     month name or 第 (the number after it is a date or an ordinal)."""
-    from ._kernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
+    from ._tokenkernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
 
     flags = 0
     if _DIGIT.search(token):
@@ -795,7 +797,7 @@ def _marked(
 def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str]:
     """The years, dates, ordinals and identifiers (5 or more characters) in a gap; a number is
     read with the tokens around it (:func:`token_flags`)."""
-    from ._kernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
+    from ._tokenkernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
 
     found = set()
     for k, t in enumerate(gap):
@@ -1010,7 +1012,8 @@ def _heard_tokens(
     ``HEARD_FLOOR`` of the longer text's tokens are in both as written (typos that read alike
     are a minority; 伟大的诠释 / 伟大的公司 is another phrase); with ``prune``, also unless
     their bags of readings share at least ``need`` tokens (a bound of the alignment)."""
-    from ._kernels import common_counts, sort_per_doc
+    from ._kernels import sort_per_doc
+    from ._pairkernels import common_counts
     from .arrays import gather
 
     codes, offsets, _flags = tokens
@@ -1055,7 +1058,8 @@ def substituted(
     out = np.zeros(len(left), np.bool_)
     if not len(left):
         return out
-    from ._kernels import common_counts, sort_per_doc
+    from ._kernels import sort_per_doc
+    from ._pairkernels import common_counts
 
     tokens = token_codes(texts)
     codes, offsets, _flags = tokens
@@ -1088,7 +1092,7 @@ def _bag_bound(
 ) -> np.ndarray:
     """Which pairs may pass: the tokens both texts hold (as bags) bound the alignment, and most
     pairs fail on that alone (a compiled count that stops once the need is met)."""
-    from ._kernels import common_counts
+    from ._pairkernels import common_counts
 
     least = _aligned_need(short_len, long_len, rule)
     return common_counts(bags, offsets, bags[:0], offsets, left, right, least, 0) >= 0
@@ -1192,7 +1196,7 @@ def _value_verdicts(
       changed.
     - given the texts' :func:`token_codes` as ``tokens``, pairs that differ in one replaced
       token (a counter at the end of a repost, a typo): decided by a compiled test
-      (:func:`neardup._kernels.one_replaced`) that gives the outcome of the alignment.
+      (:func:`neardup._tokenkernels.one_replaced`) that gives the outcome of the alignment.
 
     Property tests check both against the full alignment. With ``boilerplate``, the pairs
     aligned in Python that are not ``strict`` leave the texts' boilerplate out of it."""
@@ -1203,7 +1207,7 @@ def _value_verdicts(
     ok[shaped[within[shaped]]] = True
     rest = shaped[~within[shaped]]
     if tokens is not None and len(rest):
-        from ._kernels import one_replaced
+        from ._tokenkernels import one_replaced
 
         handled, changed, dated = one_replaced(*tokens, left[rest], right[rest], *_MAY_MOVE)
         done = rest[handled]

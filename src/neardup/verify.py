@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import _kernels
+from . import _kernels, _pairkernels
 from .errors import ConfigError
 from .normalize import encode_texts
 
@@ -86,7 +86,9 @@ def jaccard_at_least(
     values, offsets = sets
     left = np.ascontiguousarray(left, np.int64)
     right = np.ascontiguousarray(right, np.int64)
-    return _kernels.jaccard_at_least(values, offsets, left, right, max(float(floor) - 1e-6, 0.0))
+    return _pairkernels.jaccard_at_least(
+        values, offsets, left, right, max(float(floor) - 1e-6, 0.0)
+    )
 
 
 def similarity(a: str, b: str, *, measure: str = "jaccard", ngram: int = 3) -> float:

@@ -28,7 +28,12 @@ from pathlib import Path
 from typing import Any
 
 RECORD = Path(__file__).with_name("data") / "kernel_signatures.json"
-MODULES = ("neardup._kernels", "neardup.cluster")
+MODULES = (
+    "neardup._kernels",
+    "neardup._pairkernels",
+    "neardup._tokenkernels",
+    "neardup.cluster",
+)  # kernels' homes
 MAX_PROCESSES = 4  # past it the longest kernel (1.3 s) bounds the time, and each child costs memory
 CHILD_START = 0.8  # seconds a new interpreter spends importing numpy and numba before it compiles
 FORK_START = 0.3  # the head start of a forked child that finished first, measured (auto, 2 cores)
@@ -184,7 +189,7 @@ def compiled_signatures(seconds: dict[str, float] | None = None) -> list[dict[st
     found = []
     for module in MODULES:
         for name, obj in sorted(vars(import_module(module)).items()):
-            if isinstance(obj, CPUDispatcher):
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module:
                 for signature in obj.signatures:
                     found.append(
                         {

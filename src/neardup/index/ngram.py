@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .. import _kernels
+from .. import _kernels, _pairkernels
 from ..arrays import run_firsts
 from ..features import char_ngrams
 from ..normalize import encode_texts
@@ -135,7 +135,7 @@ def candidate_chunks(
 
     def count(lo: int, hi: int) -> None:
         none = np.empty(0, np.int64)
-        _kernels.key_candidates(*postings, lo, hi, none, none, before[lo + 1 : hi + 1])
+        _pairkernels.key_candidates(*postings, lo, hi, none, none, before[lo + 1 : hi + 1])
 
     map_ranges(count, n, size=per_worker(n, workers), workers=workers)  # the counting pass
     np.cumsum(before, out=before)
@@ -152,7 +152,7 @@ def candidate_chunks(
             def part(a: int, b: int, start=start, left=left, right=right) -> None:
                 x0, x1 = start + a, start + b
                 s0, s1 = before[x0] - before[start], before[x1] - before[start]
-                _kernels.key_candidates(
+                _pairkernels.key_candidates(
                     *postings, x0, x1, left[s0:s1], right[s0:s1], np.empty(b - a, np.int64)
                 )
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _kernels
+from .. import _kernels, _pairkernels
 from ..arrays import concat, drain, join_offsets, unique_sorted
 from ..config import NormalizeConfig
 from ..copyrule import (
@@ -351,7 +351,7 @@ class AutoMethod:
         """Tokens (as ``Prepared.tokens`` counts them) up to which a text can be judged by the
         short-text rule against a text of enough rare grams: the shorter has fewer than
         ``max(short_tokens, typo_tokens)``, the longer at most ``1 / min(short_similarity,
-        coverage)`` times as many (:func:`neardup._kernels.pair_shapes`). A text of few rare
+        coverage)`` times as many (:func:`neardup._pairkernels.pair_shapes`). A text of few rare
         grams is judged by that rule whatever its length: its pairs with a longer text than this
         are not bounded by buckets."""
         cfg = self.config
@@ -402,7 +402,7 @@ class AutoMethod:
         """Which pairs can pass on their sizes and rare-gram shares (the copy rule decides):
         cheap bounds first (set sizes, token counts), then rare-gram containment by a compiled
         count, exact wherever the consistent sample cannot rule the pair out
-        (:func:`neardup._kernels.pair_shapes`). ``estimate``: long texts whose full sketches
+        (:func:`neardup._pairkernels.pair_shapes`). ``estimate``: long texts whose full sketches
         share fewer than ``SKETCH_SHARED_KEYS`` keys are ruled out unmeasured (every surface
         that finds pairs; off for ``compare``, which measures any pair it is given)."""
         cfg = self.config
@@ -420,7 +420,7 @@ class AutoMethod:
             ],
             np.float64,
         )
-        possible, strict, contain, cover = _kernels.pair_shapes(
+        possible, strict, contain, cover = _pairkernels.pair_shapes(
             *both.grams,
             *both.sample,
             *both.sketch,

@@ -277,7 +277,7 @@ class ParagraphMethod:
         values is still caught by the substitution veto (:meth:`substitutions`), which looks at
         copies alone. Off by default: on natural news it also matches the paragraphs a
         follow-up quotes from a speech (docs/quality.md)."""
-        from .._kernels import common_counts
+        from .._pairkernels import common_counts
         from ..arrays import concat_sets
 
         hit = np.zeros(len(ia), np.bool_)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _kernels
+from .. import _kernels, _tokenkernels
 from ..arrays import concat, concat_sets, drain, join_offsets, one_set
 from ..bagbound import TokenBuckets
 from ..normalize import encode_texts
@@ -55,7 +55,7 @@ class Grams:
         many tokens."""
         cps, cp_offsets = encode_texts(texts)
         hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, gram)
-        tokens = _kernels.token_counts(cps, cp_offsets)
+        tokens = _tokenkernels.token_counts(cps, cp_offsets)
         buckets = None
         if bucket_tokens:
             buckets = TokenBuckets.of(texts, tokens <= bucket_tokens)

@@ -1,0 +1,226 @@
+"""Compiled hot loops over pairs of documents (numba): sorted-set intersections, the shapes of
+``auto``'s candidate pairs, the short-text bucket bound and candidate pairs from posting lists.
+Split from :mod:`neardup._kernels` (hashing, fingerprints, normalisation), whose rule they
+follow: per-element loops live in the ``_*kernels`` modules only.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, nogil=True)
+def _intersection_at_least(a, alo, ahi, b, blo, bhi, need):
+    """Like :func:`_intersection`, but -1 as soon as fewer than ``need`` common values remain
+    possible."""
+    i = alo
+    j = blo
+    common = 0
+    while i < ahi and j < bhi:
+        if common + min(ahi - i, bhi - j) < need:
+            return -1
+        if a[i] == b[j]:
+            common += 1
+            i += 1
+            j += 1
+        elif a[i] < b[j]:
+            i += 1
+        else:
+            j += 1
+    return common if common >= need else -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _intersection(a, alo, ahi, b, blo, bhi):
+    """Number of values two sorted unique runs share."""
+    return _intersection_at_least(a, alo, ahi, b, blo, bhi, 0)
+
+
+@numba.njit(cache=True, nogil=True)
+def jaccard_at_least(values, offsets, left, right, floor):
+    """Jaccard of sorted unique sets ``left[p]`` and ``right[p]`` (two empty sets: 1) where it
+    reaches ``floor``, -1 where it certainly does not: Jaccard >= f needs ``f (|A| + |B|) /
+    (1 + f)`` common values, and the merge stops once they are out of reach (floor 0: exact)."""
+    out = np.empty(left.shape[0], np.float32)
+    for p in range(left.shape[0]):
+        a = left[p]
+        b = right[p]
+        na = offsets[a + 1] - offsets[a]
+        nb = offsets[b + 1] - offsets[b]
+        if na == 0 and nb == 0:
+            out[p] = 1.0
+            continue
+        need = int(np.ceil(floor * (na + nb) / (1.0 + floor) - 1e-9))
+        common = _intersection_at_least(
+            values, offsets[a], offsets[a + 1], values, offsets[b], offsets[b + 1], need
+        )
+        out[p] = -1.0 if common < 0 else common / (na + nb - common)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_shapes(
+    grams, offsets, sample, sample_off, sketch, sketch_off, tokens, left, right, text, bounds, rate
+):
+    """Whether each pair ``(left[p], right[p])`` can pass on its sizes and rare-gram shares,
+    whether the short-text rule judges it, and its rare-gram containment and coverage (the
+    shapes of :meth:`neardup.methods.auto.AutoMethod`): one pass, no array per step.
+
+    ``bounds``: short_tokens, min_rare_grams, typo_tokens, min(short_similarity, coverage),
+    containment, coverage, text_threshold, the full sketch size and the sketch keys two full
+    sketches must share (0: no such test); ``rate``: the sample's (:func:`common_counts`).
+    ``text``: rare-gram Jaccard decides instead. A ratio over an empty set is 0. Counts go
+    through :func:`_common_count` (the sampled test, then the exact merge), only for pairs whose
+    set sizes can pass and, when both texts have full sketches and at least ``typo_tokens``
+    tokens (the grams decide), whose sketches share enough keys.
+    """
+    short_tokens, min_grams, typo_tokens, low = bounds[0], bounds[1], bounds[2], bounds[3]
+    containment, coverage, text_threshold = bounds[4], bounds[5], bounds[6]
+    full, shared_keys = int(bounds[7]), int(bounds[8])
+    n = left.shape[0]
+    possible = np.zeros(n, np.bool_)
+    strict = np.zeros(n, np.bool_)
+    contain = np.zeros(n, np.float64)
+    cover = np.zeros(n, np.float64)
+    for p in range(n):
+        a = left[p]
+        b = right[p]
+        ta = float(tokens[a])
+        tb = float(tokens[b])
+        sa = float(offsets[a + 1] - offsets[a])
+        sb = float(offsets[b + 1] - offsets[b])
+        small = min(sa, sb)
+        large = max(sa, sb)
+        few = min(ta, tb)
+        many = max(ta, tb)
+        is_strict = few < short_tokens or small < min_grams
+        ratio = small / large if large > 0 else 0.0
+        if text:
+            need = np.ceil(text_threshold * (sa + sb) / (1.0 + text_threshold) - 1e-9)
+            maybe = ratio >= text_threshold and small > 0
+        else:
+            need = np.ceil(max(containment * small, coverage * large) - 1e-9)
+            maybe = not is_strict and ratio >= coverage
+        if maybe and shared_keys > 0 and few >= typo_tokens:
+            ka, kb = sketch_off[a], sketch_off[b]
+            if sketch_off[a + 1] - ka >= full and sketch_off[b + 1] - kb >= full:
+                got = _intersection_at_least(
+                    sketch, ka, sketch_off[a + 1], sketch, kb, sketch_off[b + 1], shared_keys
+                )
+                maybe = got >= 0
+        common = 0.0
+        if maybe:
+            least = max(int(need), 1)
+            got = _common_count(grams, offsets, sample, sample_off, a, b, least, rate)
+            common = float(max(got, 0))
+        c_small = common / small if small > 0 else 0.0
+        c_large = common / large if large > 0 else 0.0
+        if text:
+            union = sa + sb - common
+            jaccard = common / union if union > 0 else 0.0
+            possible[p] = jaccard >= text_threshold and small > 0
+        else:
+            grams_pass = c_small >= containment and c_large >= coverage
+            # a few typos destroy most grams of a short text: judge it on its tokens instead
+            if not grams_pass and few < typo_tokens:
+                is_strict = True
+            if is_strict:
+                possible[p] = (few / many if many > 0 else 0.0) >= low
+            else:
+                possible[p] = grams_pass
+        strict[p] = is_strict
+        contain[p] = c_small
+        cover[p] = c_large
+    return possible, strict, contain, cover
+
+
+@numba.njit(cache=True, nogil=True)
+def _common_count(values, offsets, sample, sample_off, a, b, need, rate):
+    """:func:`common_counts` of the pair ``(a, b)``."""
+    if rate > 0:
+        expected = need / rate
+        if expected >= 16.0:
+            least = int(np.ceil(expected - 4.0 * np.sqrt(expected)))
+            if least > 0:
+                lo_a, hi_a = sample_off[a], sample_off[a + 1]
+                lo_b, hi_b = sample_off[b], sample_off[b + 1]
+                if _intersection_at_least(sample, lo_a, hi_a, sample, lo_b, hi_b, least) < 0:
+                    return -1
+    return _intersection_at_least(
+        values, offsets[a], offsets[a + 1], values, offsets[b], offsets[b + 1], need
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
+    """Size of the intersection of sorted unique sets ``left[p]`` and ``right[p]``, or -1 when
+    it is below ``need[p]`` (found out early, in the merge), or certainly so by the consistent sample of the
+    sets (``sample``: the values ``v % rate == 0``; ``rate`` 0 means no sample) holding more
+    than 4 standard deviations fewer common values than ``need[p]`` would give. The sampled
+    test decides only where the expected sampled count is at least 16, so a pair at the bound
+    is dropped with probability below 1e-4, and counts are exact wherever they are returned.
+    """
+    out = np.empty(left.shape[0], np.int64)
+    for p in range(left.shape[0]):
+        out[p] = _common_count(
+            values, offsets, sample, sample_off, left[p], right[p], need[p], rate
+        )
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def bucket_bound(counts, row, lengths, needs, left, right, strict):
+    """Which pairs ``(left[p], right[p])`` may share enough items: every pair but those with
+    ``strict[p]`` whose texts both have a row (``row``, -1: none) of ``counts`` (items per
+    bucket) and ``sum_k min(counts[ra, k], counts[rb, k]) < needs[short, long]``, by the two
+    rows' ``lengths``."""
+    out = np.ones(left.shape[0], np.bool_)
+    buckets = counts.shape[1]
+    for p in range(left.shape[0]):
+        if not strict[p]:
+            continue
+        ra = row[left[p]]
+        rb = row[right[p]]
+        if ra < 0 or rb < 0:
+            continue
+        la = lengths[ra]
+        lb = lengths[rb]
+        a = counts[ra]
+        b = counts[rb]
+        shared = 0
+        for k in range(buckets):
+            shared += min(a[k], b[k])
+        out[p] = shared >= needs[min(la, lb), max(la, lb)]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, out_l, out_r, counts):
+    """Pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key, each once:
+    ``counts[x - lo]`` gets the number of ``x``'s pairs, and the pairs are written to ``out_l``
+    and ``out_r`` when they have room (empty arrays: count only, the first of two passes).
+
+    ``doc_keys`` are each document's distinct key ids; ``post_docs[post_off[k]:post_off[k+1]]``
+    lists the documents holding key ``k`` in increasing order.
+    """
+    fill = out_l.shape[0] > 0
+    mark = np.full(doc_off.shape[0] - 1, -1, np.int64)
+    w = 0
+    for x in range(lo, hi):
+        start = w
+        for i in range(doc_off[x], doc_off[x + 1]):
+            k = doc_keys[i]
+            if not key_ok[k]:
+                continue
+            for j in range(post_off[k], post_off[k + 1]):
+                y = post_docs[j]
+                if y <= x or mark[y] == x:
+                    continue
+                mark[y] = x
+                if fill:
+                    out_l[w] = x
+                    out_r[w] = y
+                w += 1
+        counts[x - lo] = w - start
+    return w

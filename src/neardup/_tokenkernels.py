@@ -1,0 +1,321 @@
+"""Compiled tokenizer of the copy rule (numba): alignment tokens (CJK characters, words,
+numbers read as the copy rule reads them, with flags), token counts, and the one-replaced-token
+test. Split from :mod:`neardup._kernels`; the token hash is its feature hash.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ._kernels import FNV_OFFSET, _fnv_step, fmix64
+
+
+@numba.njit(cache=True, nogil=True)
+def _is_cjk(c):
+    return (
+        (0x3400 <= c <= 0x4DBF)
+        or (0x4E00 <= c <= 0x9FFF)
+        or (0xF900 <= c <= 0xFAFF)
+        or (0x20000 <= c <= 0x2FA1F)
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def token_counts(cps, offsets):
+    """Alignment tokens per compared text: CJK characters, plus runs of other non-space
+    characters (the count :func:`neardup.copyrule.tokenize` gives on punctuation-free text)."""
+    ndocs = offsets.shape[0] - 1
+    out = np.zeros(ndocs, np.int64)
+    for d in range(ndocs):
+        in_run = False
+        for i in range(offsets[d], offsets[d + 1]):
+            c = cps[i]
+            if _is_cjk(c):
+                out[d] += 1
+                in_run = False
+            elif c == 32:
+                in_run = False
+            elif not in_run:
+                out[d] += 1
+                in_run = True
+    return out
+
+
+# -- alignment tokens of the copy rule (see neardup.copyrule.tokenize) ----------------------
+
+_DI = 0x7B2C  # 第
+
+
+@numba.njit(cache=True, nogil=True)
+def _cn_digit(c):
+    """The digit of a Chinese numeral character (-1: none; 10, 100, 1000, 10000: multipliers)."""
+    if c == 0x96F6:  # 零
+        return 0
+    if c == 0x4E00:  # 一
+        return 1
+    if c == 0x4E8C or c == 0x4E24:  # 二 两
+        return 2
+    if c == 0x4E09:
+        return 3
+    if c == 0x56DB:
+        return 4
+    if c == 0x4E94:
+        return 5
+    if c == 0x516D:
+        return 6
+    if c == 0x4E03:
+        return 7
+    if c == 0x516B:
+        return 8
+    if c == 0x4E5D:
+        return 9
+    if c == 0x5341:  # 十
+        return 10
+    if c == 0x767E:  # 百
+        return 100
+    if c == 0x5343:  # 千
+        return 1000
+    if c == 0x4E07:  # 万
+        return 10000
+    return -1
+
+
+_COUNT_UNIT = 1  # 次届期轮批号月日: a single Chinese numeral before one is a number
+_DATE_UNIT = 2  # 年月日号时次届期轮: the number before one is a date or an ordinal
+
+
+@numba.njit(cache=True, nogil=True)
+def _unit(c):
+    """Which of the two unit sets (``_COUNT_UNIT``, ``_DATE_UNIT`` bits) a character is in."""
+    if c == 0x6B21 or c == 0x5C4A or c == 0x671F or c == 0x8F6E:  # 次届期轮
+        return _COUNT_UNIT | _DATE_UNIT
+    if c == 0x53F7 or c == 0x6708 or c == 0x65E5:  # 号月日
+        return _COUNT_UNIT | _DATE_UNIT
+    if c == 0x6279:  # 批
+        return _COUNT_UNIT
+    if c == 0x5E74 or c == 0x65F6:  # 年时
+        return _DATE_UNIT
+    return 0
+
+
+#: Token flags (:func:`alignment_tokens`, :func:`neardup.copyrule.token_flags`): the token holds
+#: a digit; it is a year (19xx, 20xx) or 5 or more characters with a digit (an identifier); it is a
+#: date or event unit (年月日号时次届期轮) that makes the number before it a date; it is a month name
+#: or 第, which makes the number after it a date.
+TOKEN_DIGIT = 1
+TOKEN_DATED = 2
+TOKEN_UNIT = 4
+TOKEN_BEFORE_DATE = 8
+
+
+@numba.njit(cache=True, nogil=True)
+def _run_flags(length, digits, head):
+    """The flags of a run of letters and digits from its length, digit count and first two
+    characters (``head``, base 256)."""
+    if digits == 0:
+        return 0
+    year = length == 4 and digits == 4 and (head == 49 * 256 + 57 or head == 50 * 256 + 48)
+    return TOKEN_DIGIT | (TOKEN_DATED if length >= 5 or year else 0)
+
+
+@numba.njit(cache=True, nogil=True)
+def alignment_tokens(cps, offsets, word_hashes, word_values, month_hashes):
+    """Hashes of the copy rule's tokens of each compared text, as
+    :func:`neardup.copyrule.tokenize` cuts them (each token hashed like a feature), and each
+    token's flags (``TOKEN_*``).
+
+    Handles texts made of CJK characters, ASCII letters and digits and spaces; a text holding
+    anything else is flagged (fourth result) and left empty for the exact Python path. Runs of
+    letters and digits whose hash is in ``word_hashes`` (English number words) become
+    ``word_values``; ``month_hashes`` are the hashes of month names.
+    """
+    ndocs = offsets.shape[0] - 1
+    out = np.empty(cps.shape[0] + 1, np.uint64)
+    flags = np.zeros(cps.shape[0] + 1, np.uint8)
+    out_off = np.empty(ndocs + 1, np.int64)
+    other = np.zeros(ndocs, np.bool_)
+    out_off[0] = 0
+    w = 0
+    digits_buf = np.empty(20, np.int64)
+    words = (word_hashes, word_values, month_hashes)
+    for d in range(ndocs):
+        start, end = offsets[d], offsets[d + 1]
+        first = w
+        h = FNV_OFFSET
+        in_run = False
+        length = np.int64(0)  # the current run: characters, digits among them, the first two
+        digits = np.int64(0)  # (base 256); not literals, which compile a second signature
+        head = np.int64(0)
+        i = start
+        while i < end:
+            c = cps[i]
+            digit = _cn_digit(c)
+            if digit >= 0:
+                j = i
+                while j < end and _cn_digit(cps[j]) >= 0:
+                    j += 1
+                single = j - i == 1 and 1 <= digit <= 10
+                if j - i >= 2 or (
+                    single
+                    and (
+                        (i > start and cps[i - 1] == _DI)
+                        or (j < end and _unit(cps[j]) & _COUNT_UNIT)
+                    )
+                ):
+                    if j - i > 18:
+                        other[d] = True
+                        break
+                    plain = True
+                    for m in range(i, j):
+                        if _cn_digit(cps[m]) >= 10:
+                            plain = False
+                    if not in_run:
+                        h = FNV_OFFSET
+                        in_run = True
+                        length = 0
+                        digits = 0
+                        head = 0
+                    k = 0
+                    if plain:
+                        for m in range(i, j):
+                            digits_buf[k] = _cn_digit(cps[m])
+                            k += 1
+                    else:
+                        total = 0
+                        section = 0
+                        value = 0
+                        for m in range(i, j):
+                            v = _cn_digit(cps[m])
+                            if v == 10000:
+                                total += (section + value) * 10000
+                                section = 0
+                                value = 0
+                            elif v >= 10:
+                                section += (value if value > 0 else 1) * v
+                                value = 0
+                            else:
+                                value = v
+                        number = total + section + value
+                        while True:  # its decimal digits, last first
+                            digits_buf[k] = number % 10
+                            number //= 10
+                            k += 1
+                            if number == 0:
+                                break
+                        for m in range(k // 2):
+                            t = digits_buf[m]
+                            digits_buf[m] = digits_buf[k - 1 - m]
+                            digits_buf[k - 1 - m] = t
+                    for m in range(k):
+                        h = _fnv_step(h, np.uint32(48 + digits_buf[m]))
+                        head = head * 256 + 48 + digits_buf[m] if length < 2 else head
+                        length += 1
+                    digits += k
+                    i = j
+                    continue
+            if 65 <= c <= 90:
+                c = np.uint32(c + 32)  # stays a uint32: one compiled signature of the helpers
+            if (97 <= c <= 122) or (48 <= c <= 57):
+                if not in_run:
+                    h = FNV_OFFSET
+                    in_run = True
+                    length = 0
+                    digits = 0
+                    head = 0
+                h = _fnv_step(h, c)
+                head = head * 256 + c if length < 2 else head
+                length += 1
+                digits += 48 <= c <= 57
+                i += 1
+                continue
+            if in_run:
+                out[w], flags[w] = _word_token(fmix64(h), _run_flags(length, digits, head), words)
+                w += 1
+                in_run = False
+            if _is_cjk(c):
+                out[w] = fmix64(_fnv_step(FNV_OFFSET, c))
+                if c == _DI:
+                    flags[w] = TOKEN_BEFORE_DATE
+                elif _unit(c) & _DATE_UNIT:
+                    flags[w] = TOKEN_UNIT
+                w += 1
+            elif c != 32:
+                other[d] = True
+                break
+            i += 1
+        if other[d]:
+            for m in range(first, w):
+                flags[m] = 0
+            w = first
+        elif in_run:
+            out[w], flags[w] = _word_token(fmix64(h), _run_flags(length, digits, head), words)
+            w += 1
+        out_off[d + 1] = w
+    return out[:w], out_off, flags[:w], other
+
+
+@numba.njit(cache=True, nogil=True)
+def _word_token(h, run_flags, words):
+    """A run's token and flags: an English number word becomes its number, a month name is
+    flagged (``words``: the hashes of number words, of their numbers, of month names)."""
+    word_hashes, word_values, month_hashes = words
+    for k in range(word_hashes.shape[0]):
+        if word_hashes[k] == h:
+            return word_values[k], TOKEN_DIGIT
+    for k in range(month_hashes.shape[0]):
+        if month_hashes[k] == h:
+            return h, TOKEN_BEFORE_DATE
+    return h, run_flags
+
+
+@numba.njit(cache=True, nogil=True)
+def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi):
+    """The value test of the copy rule (:func:`neardup.copyrule._value_changes`) for pairs whose
+    token sequences differ in one token replaced by another, and its outcome: ``(handled,
+    changed, hard)`` per pair.
+
+    Handled: both have the same number of tokens, not in ``[moved_lo, moved_hi)`` (where moved
+    passages might be looked for), they differ at exactly one position ``p``, and neither
+    token there equals a neighbour of itself (so the one longest-common-subsequence alignment
+    is that substitution). Then a value changed when both replaced tokens hold a digit and
+    ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
+    the change is hard when both hold a digit and one is a year or identifier, or the token
+    after is a date unit, or the one before a month or 第.
+    """
+    n = left.shape[0]
+    handled = np.zeros(n, np.bool_)
+    changed = np.zeros(n, np.bool_)
+    hard = np.zeros(n, np.bool_)
+    for k in range(n):
+        a0, a1 = offsets[left[k]], offsets[left[k] + 1]
+        b0, b1 = offsets[right[k]], offsets[right[k] + 1]
+        size = a1 - a0
+        if size != b1 - b0 or moved_lo <= size < moved_hi:
+            continue
+        p = -1
+        many = False
+        for i in range(size):
+            if codes[a0 + i] != codes[b0 + i]:
+                if p >= 0:
+                    many = True
+                    break
+                p = i
+        if many or p < 0:
+            continue
+        x, y = codes[a0 + p], codes[b0 + p]
+        if p > 0 and (codes[a0 + p - 1] == x or codes[b0 + p - 1] == y):
+            continue
+        if p + 1 < size and (codes[a0 + p + 1] == x or codes[b0 + p + 1] == y):
+            continue
+        handled[k] = True
+        fx, fy = flags[a0 + p], flags[b0 + p]
+        if not (fx & TOKEN_DIGIT and fy & TOKEN_DIGIT):
+            continue
+        changed[k] = 0 < p < size - 1
+        hard[k] = (
+            (fx | fy) & TOKEN_DATED != 0
+            or (p + 1 < size and flags[a0 + p + 1] & TOKEN_UNIT != 0)
+            or (p > 0 and flags[a0 + p - 1] & TOKEN_BEFORE_DATE != 0)
+        )
+    return handled, changed, hard
