@@ -342,6 +342,25 @@ def test_an_option_of_the_wrong_kind_is_a_clear_error(tmp_path, capsys, option, 
     assert main(["compare", "--option", option, "a", "b"]) == 2
 
 
+def test_normalisation_flags_and_a_normalisation_option_are_not_both_taken(tmp_path, capsys):
+    """--remove-punctuation with --option normalize={...} was silently dropped (the option's
+    object replaced the flag's): an error naming both, for every command that takes them."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(4)))
+    both = [
+        "--method",
+        "simhash",
+        "--remove-punctuation",
+        "--option",
+        'normalize={"casefold": false}',
+    ]
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), *both]) == 2
+    assert "give them in one place" in capsys.readouterr().err
+    assert not (tmp_path / "o" / "summary.json").exists()
+    assert main(["compare", *both, "a", "b"]) == 2
+    assert "give them in one place" in capsys.readouterr().err
+
+
 def test_a_normalisation_object_is_an_option(tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"".join(jsonl(4)))
@@ -393,6 +412,51 @@ def test_a_directory_named_as_an_output_is_never_removed(tmp_path, capsys):
     assert main(two) == 2
     assert "kept is a directory" in capsys.readouterr().err
     assert (out / "kept" / "notes.txt").read_text() == "mine"
+
+
+def test_a_file_named_as_an_output_is_never_removed(tmp_path, capsys):
+    """A user's own report.html, pairs.csv, skipped.jsonl, kept.csv or summary.json in the
+    output directory were replaced or deleted by a run (the optional outputs it did not write
+    went as stale); only files an earlier run into the folder wrote are replaced."""
+    source = tmp_path / "a.jsonl"
+    source.write_bytes(b"".join(jsonl(8)))
+    out = tmp_path / "o"
+    out.mkdir()
+    for name in ("report.html", "pairs.csv", "skipped.jsonl", "kept.csv", "summary.json"):
+        (out / name).write_text("mine")
+        assert main(["dedup", str(source), "-o", str(out), "--quiet"]) == 2
+        assert f"{name} " in capsys.readouterr().err
+        assert (out / name).read_text() == "mine" and not (out / "clusters.csv").exists()
+        (out / name).unlink()
+    args = ["dedup", str(source), "-o", str(out), "--quiet"]
+    assert main([*args, "--pairs"]) == 0 and (out / "pairs.csv").exists()
+    assert main(args) == 0 and not (out / "pairs.csv").exists()  # its own stale output: gone
+    (out / "report.html").write_text("mine")  # one the last run did not write
+    assert main(args) == 2 and (out / "report.html").read_text() == "mine"
+    assert main(["report", str(out)]) == 2 and (out / "report.html").read_text() == "mine"
+    (out / "report.html").unlink()
+    assert main(["report", str(out)]) == 0  # a page `neardup report` added: a run's
+    assert main(args) == 0 and main([*args, "--report"]) == 0
+
+
+def test_a_run_after_one_killed_while_publishing_takes_its_files_for_a_runs(tmp_path):
+    """A run killed between removing the old summary and placing the new one leaves outputs
+    that no summary lists; the list of what it was placing lets the next run replace them."""
+    from neardup.pipeline.outputs import PUBLISHING
+
+    source = tmp_path / "a.jsonl"
+    source.write_bytes(b"".join(jsonl(8)))
+    out = tmp_path / "o"
+    args = ["dedup", str(source), "-o", str(out), "--quiet", "--pairs"]
+    assert main(args) == 0 and not (out / PUBLISHING).exists()
+    summary = json.loads((out / "summary.json").read_text())
+    (out / "summary.json").unlink()  # killed there, with the list written
+    listing = {"neardup_version": summary["neardup_version"], "files": summary["files"]}
+    (out / PUBLISHING).write_text(json.dumps(listing))
+    assert main(args) == 0 and not (out / PUBLISHING).exists()
+    assert json.loads((out / "summary.json").read_text())["files"].keys() == summary["files"].keys()
+    (out / "summary.json").unlink()  # killed, and no list: the files are no run's
+    assert main(args) == 2
 
 
 def test_a_quote_never_closed_is_a_lost_tail_not_a_silent_merge(tmp_path, capsys):

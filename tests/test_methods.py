@@ -405,6 +405,44 @@ def test_paragraph_stories_of_one_template_are_partial_not_duplicates():
     assert method.compare(y2024, twice)["duplicate"]
 
 
+def test_paragraph_pairs_of_two_documents_are_made_a_chunk_at_a_time(monkeypatch):
+    """Two documents of thousands of lines made every pair of their paragraphs at once (22 GB
+    for two 4 MB texts): the chunks, however small, are the full cross product in order
+    (brute force), and the paragraph method's verdicts do not change with the chunk size."""
+    from types import SimpleNamespace
+
+    from neardup.methods import paragraph
+
+    rng = np.random.default_rng(7)
+    docs = np.sort(rng.integers(0, 6, 40))
+    a = SimpleNamespace(doc=docs, usable=rng.random(40) < 0.8)
+    b = SimpleNamespace(doc=np.sort(rng.integers(0, 6, 30)), usable=rng.random(30) < 0.8)
+    da, db = rng.integers(0, 7, 9), rng.integers(0, 7, 9)  # document 6 has no paragraph
+    want = [
+        (k, i, j)
+        for k in range(len(da))
+        for i in np.flatnonzero(a.usable & (a.doc == da[k]))
+        for j in np.flatnonzero(b.usable & (b.doc == db[k]))
+    ]
+    for size in (1, 2, 5, 64, 10_000):
+        chunks = list(paragraph._cross_chunks(a, da, b, db, size))
+        got = [
+            t for k, i, j in chunks for t in zip(k.tolist(), i.tolist(), j.tolist(), strict=True)
+        ]
+        assert got == [tuple(map(int, w)) for w in want]
+        assert all(len(k) <= max(size, max(np.bincount(b.doc[b.usable]))) for k, _, _ in chunks)
+    y2024 = SESSION_2024 + "\n" + SESSION_FRAME
+    texts = [y2024, SESSION_2025 + "\n" + SESSION_FRAME, "编者按：全文转载如下。\n" + y2024]
+    method = create("paragraph", min_shared_chars=30)
+    whole = method.find_pairs(texts), method.related_pairs.evidence
+    monkeypatch.setattr(paragraph, "CROSS_CHUNK", 1)
+    method = create("paragraph", min_shared_chars=30)
+    pairs = method.find_pairs(texts)
+    assert np.array_equal(pairs.left, whole[0].left) and np.array_equal(pairs.right, whole[0].right)
+    assert method.related_pairs.evidence == whole[1]
+    assert whole[1][(0, 1)]["substituted_paragraphs"] == [[0, 0]]
+
+
 # a story of three paragraphs of three sentences, and an edited copy that rewrote the last
 # sentence of each paragraph
 EDITED_SOURCE = [

@@ -278,6 +278,42 @@ def test_an_output_that_is_a_file_is_refused_before_the_job(tmp_path, capsys):
     assert target.read_text() == "precious"
 
 
+def test_outputs_that_are_not_a_runs_are_never_deleted(spark, tmp_path, corpus_texts):
+    """The job deletes its outputs before writing them: an input under kept/, a user's files in
+    kept/ or clusters/, or a summary.json or common_grams.npz that is not a run's, were lost.
+    Refused before the job, as locally; a run's own outputs are replaced."""
+    from neardup.spark.job import spark_dedup
+
+    out = tmp_path / "spark"
+    (out / "kept").mkdir(parents=True)
+    source = _write_jsonl(out / "kept" / "data.jsonl", corpus_texts[:40])
+    before = Path(source).read_bytes()
+    with pytest.raises(ConfigError, match="is an output of a run into"):
+        spark_dedup(spark, source, str(out))
+    with pytest.raises(ConfigError, match="is an output of a run into"):
+        spark_dedup(spark, str(out / "kept"), str(out), fmt="jsonl")
+    assert Path(source).read_bytes() == before
+    source = _write_jsonl(tmp_path / "c.jsonl", corpus_texts[:40])
+    with pytest.raises(InputError, match="kept is not an output of an earlier run"):
+        spark_dedup(spark, source, str(out))
+    assert Path(out / "kept" / "data.jsonl").read_bytes() == before
+    (out / "kept" / "data.jsonl").unlink()
+    for name, mine in (
+        ("clusters/mine.csv", "a,b"),
+        ("summary.json", "{}"),
+        ("common_grams.npz", "x"),
+    ):
+        (out / name).parent.mkdir(exist_ok=True)
+        (out / name).write_text(mine)
+        with pytest.raises(InputError, match=name.split("/")[0]):
+            spark_dedup(spark, source, str(out))
+        assert (out / name).read_text() == mine
+        (out / name).unlink()
+    spark_dedup(spark, source, str(out))
+    spark_dedup(spark, source, str(out))  # its own outputs: replaced
+    assert (out / "summary.json").exists() and list((out / "kept").glob("part-*"))
+
+
 def test_bad_record_fails_naming_it(spark, tmp_path, corpus_texts):
     source = _write_jsonl(tmp_path / "c.jsonl", corpus_texts[:50], extra_lines=[b"{oops"])
     with pytest.raises(InputError, match=r"record 51"):

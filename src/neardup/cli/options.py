@@ -116,6 +116,12 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
             remove_punctuation=args.remove_punctuation, cjk_only=args.cjk_only
         )
     options = parse_options(getattr(args, "option", []) or [])
+    if "normalize" in given and "normalize" in options:  # one would silently replace the other
+        raise ConfigError(
+            "--remove-punctuation and --cjk-only set normalisation options, and so does "
+            '--option normalize=...: give them in one place (e.g. --option \'normalize={"cjk_only": '
+            "true, ...}')"
+        )
     given.update(options)
     unknown = sorted(set(given) - fields)
     if unknown:

@@ -31,7 +31,7 @@ too small a share to be duplicates are *partial duplicates*: reported (``related
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -46,11 +46,13 @@ from ..index.ngram import candidates_from_keys
 from ..index.permuted import hamming_pairs
 from ..nearmiss import NearMisses
 from ..pairs import PairSet
+from ..parallel import chunk_ranges
 from .auto import VERIFY_CHUNK, AutoConfig, AutoMethod, persisted_options
 from .commongrams import CommonGrams
 from .prepared import Prepared
 
 EVIDENCE = ("copy", "topic")
+CROSS_CHUNK = 1 << 20  # paragraph pairs of candidate documents built at a time (memory)
 
 
 @dataclass(frozen=True)
@@ -306,29 +308,36 @@ class ParagraphMethod:
         neither of which is a copy of any paragraph of the other document. Returns ``(k,
         paragraph index in da[k], in db[k])`` per such pair: :mod:`neardup.containment`'s
         veto, made from the two documents' paragraphs alone, so every surface makes it alike."""
-        k, ia, ib = _cross_rows(a, np.asarray(da, np.int64), b, np.asarray(db, np.int64))
+        da, db = np.asarray(da, np.int64), np.asarray(db, np.int64)
+        copied_a, copied_b = [], []  # paragraphs with a copy on the other side, per pair
+        for k, ia, ib in _cross_chunks(a, da, b, db):
+            ok = np.concatenate(
+                [
+                    self.matched(a, ia[lo:hi], b, ib[lo:hi], copies_only=True)[0]
+                    for lo, hi in chunk_ranges(len(k), VERIFY_CHUNK)
+                ]
+            )
+            copied_a.append(((k << 32) | ia)[ok])
+            copied_b.append(((k << 32) | ib)[ok])
+        copies = np.concatenate([np.empty(0, np.int64), *copied_a])
+        copies_b = np.concatenate([np.empty(0, np.int64), *copied_b])
+        found = []
+        for k, ia, ib in _cross_chunks(a, da, b, db):  # again: the pairs are not held
+            free = ~np.isin((k << 32) | ia, copies) & ~np.isin((k << 32) | ib, copies_b)
+            k, ia, ib = k[free], ia[free], ib[free]
+            texts = [a.prepared.compared[i] for i in ia.tolist()]
+            texts += [b.prepared.compared[j] for j in ib.tolist()]
+            n = len(k)
+            sub = versions_with_values(
+                texts,
+                np.arange(n),
+                np.arange(n, 2 * n),
+                self.inner.config.rule(),
+                coverage=self.config.version_coverage,
+            )
+            found.append((k[sub], a.index[ia[sub]], b.index[ib[sub]]))
         none = np.empty(0, np.int64)
-        if not len(k):
-            return none, none, none
-        ok = np.zeros(len(k), np.bool_)
-        for lo in range(0, len(k), VERIFY_CHUNK):
-            hi = lo + VERIFY_CHUNK
-            ok[lo:hi] = self.matched(a, ia[lo:hi], b, ib[lo:hi], copies_only=True)[0]
-        free = np.ones(len(k), np.bool_)
-        for keys in ((k << 32) | ia, (k << 32) | ib):
-            free &= ~np.isin(keys, keys[ok])  # a paragraph with a copy on the other side
-        k, ia, ib = k[free], ia[free], ib[free]
-        texts = [a.prepared.compared[i] for i in ia.tolist()]
-        texts += [b.prepared.compared[j] for j in ib.tolist()]
-        n = len(k)
-        sub = versions_with_values(
-            texts,
-            np.arange(n),
-            np.arange(n, 2 * n),
-            self.inner.config.rule(),
-            coverage=self.config.version_coverage,
-        )
-        return k[sub], a.index[ia[sub]], b.index[ib[sub]]
+        return tuple(np.concatenate([none, *(f[i] for f in found)]) for i in range(3))
 
     def veto_substituted(
         self, shares: DocumentShares, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
@@ -506,22 +515,37 @@ class ParagraphMethod:
         }
 
 
-def _cross_rows(
-    a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _cross_chunks(
+    a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray, size: int | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Every pair of usable paragraphs of documents ``da[k]`` (rows of ``a``) and ``db[k]``
-    (rows of ``b``): ``(k, row in a, row in b)``. Paragraph rows are in document order."""
+    (rows of ``b``): ``(k, row in a, row in b)``, in order (pairs, then rows of ``a``, then of
+    ``b``; paragraph rows are in document order), about ``size`` (``CROSS_CHUNK``) at a time:
+    two documents of thousands of lines each make millions of pairs, so a document pair's rows
+    of ``a`` are cut into pieces of at most ``size // nb`` rows."""
+    size = CROSS_CHUNK if size is None else size
     rows_a, rows_b = np.flatnonzero(a.usable), np.flatnonzero(b.usable)
     lo_a = np.searchsorted(a.doc[rows_a], da, "left")
     lo_b = np.searchsorted(b.doc[rows_b], db, "left")
     na = np.searchsorted(a.doc[rows_a], da, "right") - lo_a
     nb = np.searchsorted(b.doc[rows_b], db, "right") - lo_b
-    per = na * nb
-    k = np.repeat(np.arange(len(da), dtype=np.int64), per)
-    within = np.arange(int(per.sum()), dtype=np.int64) - np.repeat(np.cumsum(per) - per, per)
-    ia = rows_a[lo_a[k] + within // nb[k]]  # only pairs with paragraphs on both sides have rows
-    ib = rows_b[lo_b[k] + within % nb[k]]
-    return k, ia, ib
+    step = np.maximum(1, size // np.maximum(nb, 1))  # rows of a per piece
+    pieces = np.where(nb > 0, -(-na // step), 0)  # only pairs with paragraphs on both sides
+    pk = np.repeat(np.arange(len(da), dtype=np.int64), pieces)
+    first = (np.arange(len(pk)) - np.repeat(np.cumsum(pieces) - pieces, pieces)) * step[pk]
+    count = np.minimum(step[pk], na[pk] - first)  # rows of a in each piece
+    rows = count * nb[pk]
+    ends = np.cumsum(rows)
+    start = 0
+    while start < len(pk):
+        stop = max(start + 1, int(np.searchsorted(ends, ends[start] - rows[start] + size, "right")))
+        k = np.repeat(pk[start:stop], rows[start:stop])
+        offset = np.repeat(first[start:stop], rows[start:stop])
+        within = np.arange(len(k), dtype=np.int64) - np.repeat(
+            np.cumsum(rows[start:stop]) - rows[start:stop], rows[start:stop]
+        )
+        yield k, rows_a[lo_a[k] + offset + within // nb[k]], rows_b[lo_b[k] + within % nb[k]]
+        start = stop
 
 
 def _side_share(mine: np.ndarray, other: np.ndarray, verdicts: Any) -> np.ndarray:

@@ -19,12 +19,14 @@ from typing import Any
 import numpy as np
 import orjson
 
+from .. import __version__
 from ..arrowcols import numbers, strings
 from ..dedup import DedupResult
 from ..errors import InputError
 from ..kept import KEPT_DIR, KEPT_NAMES
 from ..pairs import METHODS
 from ..readers import Skipped, escape_undecodable
+from ..report.page import is_report_page
 from .ids import Ids
 
 TABLES_FILE = "common_grams.npz"
@@ -41,6 +43,7 @@ OUTPUT_NAMES = KEPT_NAMES | {
     REPORT,
 }
 STAGE_PREFIX = ".neardup-run-"
+PUBLISHING = ".neardup-publishing.json"  # what a publish places, until its summary lands
 
 
 def prepare_output(path: str) -> Path:
@@ -58,36 +61,64 @@ def prepare_output(path: str) -> Path:
         raise InputError(
             f"cannot write the output directory ({exc.strerror})", source=str(out)
         ) from None
-    refuse_foreign_directories(out)
+    refuse_foreign_outputs(out)
     return out
 
 
-def refuse_foreign_directories(out: Path) -> None:
-    """A run replaces its outputs, and an output name that is a directory would go with all it
-    holds: refused unless it is the ``kept/`` folder of an earlier run, every file in it listed
-    in that run's summary."""
+def refuse_foreign_outputs(out: Path) -> None:
+    """A run replaces its outputs in ``out``: a file or folder there with an output's name is
+    replaced only when an earlier run into ``out`` wrote it (its summary lists it, or a publish
+    cut short was placing it), and ``summary.json`` only when it is a run's summary. Anything
+    else is the user's and would be lost: refused, naming it. A folder is an earlier run's only
+    as its ``kept/`` folder, every file in it listed."""
+    summary = _summary_of_a_run(out / SUMMARY)
+    if summary is None and (out / SUMMARY).exists():
+        _refuse(out, f"{SUMMARY} is not the summary of a neardup run, and a run would replace it")
+    listed = _listed(summary) | _listed(_summary_of_a_run(out / PUBLISHING))
+    legacy = summary is not None and "files" not in summary  # no manifest: its files are ours
     for name in sorted(OUTPUT_NAMES):
         target = out / name
-        if not target.is_dir() or (name == KEPT_DIR and _earlier_runs(target, out)):
-            continue
-        raise InputError(
-            f"{name} is a directory that a run would replace with its output, and everything "
-            "in it would be lost; move it or choose another output directory (-o)",
-            source=str(out),
-        )
+        if target.is_dir():
+            files = (p.relative_to(out).as_posix() for p in target.rglob("*") if not p.is_dir())
+            if name != KEPT_DIR or not all(f in listed for f in files):
+                _refuse(
+                    out,
+                    f"{name} is a directory that a run would replace with its output, and "
+                    "everything in it would be lost",
+                )
+        elif (target.exists() or target.is_symlink()) and not (
+            name in listed or legacy or (name == REPORT and is_report_page(target))
+        ):  # `neardup report OUTDIR` adds a page no summary lists
+            _refuse(
+                out,
+                f"{name} was not written by a neardup run into this folder (no {SUMMARY} "
+                "lists it), and a run would replace it",
+            )
 
 
-def _earlier_runs(folder: Path, out: Path) -> bool:
-    """Whether every file under ``folder`` is one the summary in ``out`` lists."""
+def _refuse(out: Path, what: str) -> None:
+    raise InputError(f"{what}; move it or choose another output directory (-o)", source=str(out))
+
+
+def _summary_of_a_run(path: Path) -> dict[str, Any] | None:
+    """The JSON object at ``path`` when it is a run's summary (or publishing list), else None."""
     try:
-        listed = json.loads((out / SUMMARY).read_text(encoding="utf-8"))["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    return all(
-        path.relative_to(out).as_posix() in listed
-        for path in folder.rglob("*")
-        if not path.is_dir()
-    )
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if is_run_summary(data) else None
+
+
+def is_run_summary(data: Any) -> bool:
+    """Whether a parsed JSON document is a neardup run's summary (local or Spark: both start
+    with :func:`neardup.pipeline.summary.run_header`)."""
+    return isinstance(data, dict) and "neardup_version" in data
+
+
+def _listed(summary: dict[str, Any] | None) -> set[str]:
+    """The files a summary lists (paths relative to its folder)."""
+    files = (summary or {}).get("files")
+    return {str(f) for f in files} if isinstance(files, dict | list) else set()
 
 
 def remove_leftovers(out: Path) -> None:
@@ -124,9 +155,19 @@ def publish(stage: Path, out: Path) -> None:
 
     The old summary goes first, so until the new one lands the directory reads as incomplete;
     outputs of an older run that this run does not write (say its pairs.csv) are removed.
+    Until the new summary lands, :data:`PUBLISHING` lists the files of both runs, so that a
+    run after one killed here takes them for a run's, not for the user's.
     """
-    refuse_foreign_directories(out)  # again: a directory made while the run went
+    refuse_foreign_outputs(out)  # again: a file or folder made while the run went
     names = sorted(p.name for p in stage.iterdir() if p.name != SUMMARY)
+    placing = _listed(_summary_of_a_run(out / SUMMARY)) | _listed(
+        _summary_of_a_run(out / PUBLISHING)
+    )
+    placing |= _listed(_summary_of_a_run(stage / SUMMARY)) | set(names)  # the new run's
+    marker = stage / PUBLISHING
+    listing = {"neardup_version": __version__, "publishing": True, "files": sorted(placing)}
+    marker.write_text(json.dumps(listing))
+    os.replace(marker, out / PUBLISHING)
     (out / SUMMARY).unlink(missing_ok=True)
     for stale in sorted(OUTPUT_NAMES - set(names)) + [n for n in names if (out / n).is_dir()]:
         target = out / stale
@@ -137,6 +178,7 @@ def publish(stage: Path, out: Path) -> None:
     for name in names:
         _move(stage / name, out / name)
     _move(stage / SUMMARY, out / SUMMARY)
+    (out / PUBLISHING).unlink(missing_ok=True)
 
 
 def _move(source: Path, target: Path) -> None:

@@ -97,6 +97,11 @@ def write_report(outdir: str | Path) -> Path:
             source=str(out),
         ) from None
     target = out / REPORT
+    if target.is_file() and not is_report_page(target):  # a folder: cannot write, below
+        raise InputError(
+            f"{REPORT} is not a report neardup wrote, and this would replace it; move it",
+            source=str(out),
+        )
     partial = out / f".{REPORT}.partial"
     try:
         partial.write_text(page, encoding="utf-8")
@@ -108,11 +113,22 @@ def write_report(outdir: str | Path) -> Path:
     return target
 
 
+_HEAD = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>neardup report: "
+
+
+def is_report_page(path: Path) -> bool:
+    """Whether the file at ``path`` is a page :func:`render` made (its first bytes tell)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(_HEAD.encode())) == _HEAD.encode()
+    except OSError:
+        return False
+
+
 def render(summary: dict[str, Any], data: dict[str, Any]) -> str:
     docs = data["documents"]
     parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>neardup report: {_e(summary.get('input', ''))}</title>",
+        _HEAD + f"{_e(summary.get('input', ''))}</title>",
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>neardup dedup report: {_e(Path(str(summary.get('input', ''))).name)}</h1>",
         "<p id='status' class='note'></p>",

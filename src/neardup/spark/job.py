@@ -167,13 +167,14 @@ def spark_dedup(
     ``neardup dedup`` does, and writes it beside the outputs."""
     from pyspark import StorageLevel
 
-    from .write import assemble, input_exists, write_outputs
+    from .write import assemble, input_exists, refuse_foreign_outputs, write_outputs
 
     options = dict(options or {})
     config = _checked_config(method, options, keep=keep, on_error=on_error)
     fmt = spark_format(input_path, fmt)
     if not input_exists(spark, input_path):
         raise InputError("no such file or directory", source=input_path)
+    refuse_foreign_outputs(spark, input_path, output_path)
     sc = spark.sparkContext
     held_before = set(sc._jsc.getPersistentRDDs().keys())
     parts = partitions or max(2 * sc.defaultParallelism, 2)

@@ -7,12 +7,15 @@ own lines (or Parquet rows) selected by a broadcast bit per record."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ..arrays import unique_sorted
+from ..errors import ConfigError, InputError
+from ..pipeline.outputs import is_run_summary
 from .batches import Batch, cogroup, size, targets
 from .read import SKIP, indexed_parquet_rows
 
@@ -220,6 +223,96 @@ def write_outputs(
         ).saveAsTextFile(out + "/skipped")
     table.unpersist()
     return {"kept": n_kept, "clusters": n_kept}
+
+
+RUN_FOLDERS = ("clusters", "kept", "skipped")  # folders of part files a run writes
+RUN_FILES = ("summary.json", "common_grams.npz")
+_PART = re.compile(r"\.?(_SUCCESS|part-\d+.*?)(\.crc)?")  # what Spark writes in a folder
+
+
+def refuse_foreign_outputs(spark: Any, input_path: str, output_path: str) -> None:
+    """The local run's guard (:func:`neardup.pipeline.outputs.refuse_foreign_outputs`) on any
+    Hadoop file system, before the job: an input that an output would replace (or a folder of
+    inputs holding one) is refused, and so is a file or folder with an output's name that an
+    earlier run did not write — a folder of other files than Spark's parts, a summary.json or
+    common_grams.npz that is not a run's. The job deletes its outputs before writing them."""
+    out = output_path.rstrip("/")
+    fs, hout = _fs(spark, out)
+    root = str(fs.makeQualified(hout)).rstrip("/")
+    outputs = [f"{root}/{name}" for name in (*RUN_FOLDERS, *RUN_FILES)]
+    in_fs, hin = _fs(spark, input_path)
+    for status in in_fs.globStatus(hin) or []:
+        path = str(status.getPath()).rstrip("/")
+        for target in outputs:
+            inside = path == target or path.startswith(target + "/")
+            holds = target.startswith(path + "/") and _exists(spark, target)
+            if inside or holds:
+                raise ConfigError(
+                    f"the input {input_path} is an output of a run into {output_path} (a run "
+                    "would replace it, and read its outputs as input); choose another output "
+                    "directory (-o) or move the file"
+                )
+    for name in RUN_FOLDERS:
+        _, hpath = _fs(spark, f"{out}/{name}")
+        if not fs.exists(hpath):
+            continue
+        files = fs.listFiles(hpath, True) if fs.getFileStatus(hpath).isDirectory() else None
+        while files is not None and files.hasNext():
+            if not _PART.fullmatch(files.next().getPath().getName()):
+                files = None
+        if files is None:
+            _refuse(
+                output_path,
+                f"{name} is not an output of an earlier run (it holds other "
+                "files than Spark's parts), and a run would replace it with all it holds",
+            )
+    for name, ours in (("summary.json", _is_summary), ("common_grams.npz", _is_table)):
+        _, hpath = _fs(spark, f"{out}/{name}")
+        if fs.exists(hpath) and not ours(_read_bytes(spark, f"{out}/{name}")):
+            _refuse(output_path, f"{name} is not a neardup run's, and a run would replace it")
+
+
+def _refuse(output_path: str, what: str) -> None:
+    raise InputError(f"{what}; move it or choose another output directory (-o)", source=output_path)
+
+
+def _exists(spark: Any, path: str) -> bool:
+    fs, hpath = _fs(spark, path)
+    return bool(fs.exists(hpath))
+
+
+def _is_summary(data: bytes | None) -> bool:
+    import orjson
+
+    try:
+        return is_run_summary(orjson.loads(data or b""))
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _is_table(data: bytes | None) -> bool:
+    import io
+    import zipfile
+
+    try:
+        with np.load(io.BytesIO(data or b""), allow_pickle=False) as z:
+            return str(z["version"]).startswith("neardup-common-grams")
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return False
+
+
+def _read_bytes(spark: Any, path: str, most: int = 64 << 20) -> bytes | None:
+    """A small file's bytes through Hadoop's file system API (None when it is a folder or
+    larger than ``most``: not a run's summary or table)."""
+    fs, hpath = _fs(spark, path)
+    status = fs.getFileStatus(hpath)
+    if status.isDirectory() or status.getLen() > most:
+        return None
+    stream = fs.open(hpath)
+    try:  # one byte[] across the gateway (py4j gives it as bytes)
+        return bytes(spark.sparkContext._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+    finally:
+        stream.close()
 
 
 def _name_parts(spark: Any, directory: str, suffix: str) -> None:
