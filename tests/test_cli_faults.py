@@ -361,6 +361,39 @@ def test_normalisation_flags_and_a_normalisation_option_are_not_both_taken(tmp_p
     assert "give them in one place" in capsys.readouterr().err
 
 
+def test_a_table_of_another_gram_length_is_refused(tmp_path, capsys):
+    """--tables took the table a `paragraph` run wrote (5-grams) for `auto` (3-grams) and gave
+    another answer, silently; the table records its gram length and a method refuses another.
+    A table saved before the length was recorded (no field) is taken as before."""
+    import numpy as np
+
+    from neardup.methods.commongrams import CommonGrams
+
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(30)))
+    runs = {}
+    for method in ("paragraph", "auto"):
+        runs[method] = tmp_path / method
+        args = ["dedup", str(path), "-o", str(runs[method]), "--method", method, "--quiet"]
+        assert main(args) == 0
+        assert CommonGrams.load(runs[method] / "common_grams.npz").gram == (
+            5 if method == "paragraph" else 3
+        )
+    given = ["--tables", str(runs["paragraph"] / "common_grams.npz")]
+    assert main(["dedup", str(path), "-o", str(tmp_path / "x"), *given, "--quiet"]) == 2
+    assert "counts 5-grams and this method uses 3-grams" in capsys.readouterr().err
+    assert (
+        main(["dedup", str(path), "-o", str(tmp_path / "z"), *given, "--method", "paragraph"]) == 0
+    )
+    table = CommonGrams.load(runs["auto"] / "common_grams.npz")
+    np.savez_compressed(
+        tmp_path / "old.npz", values=table.values, documents=table.documents,
+        min_df=table.min_df, version=np.array(table.version),
+    )  # fmt: skip
+    old = ["--tables", str(tmp_path / "old.npz"), "--method", "paragraph"]
+    assert main(["dedup", str(path), "-o", str(tmp_path / "y"), *old, "--quiet"]) == 0
+
+
 def test_a_normalisation_object_is_an_option(tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"".join(jsonl(4)))

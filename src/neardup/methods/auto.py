@@ -216,6 +216,8 @@ class AutoMethod:
 
     def __init__(self, config: AutoConfig | None = None, *, tables: CommonGrams | None = None):
         self.config = config or AutoConfig()
+        if tables is not None:
+            tables.check_gram(self.config.gram)
         self.given_tables = tables  # frozen tables to use; otherwise each batch fits its own
         self.tables = tables
         self.stats: dict[str, Any] = {}

@@ -37,6 +37,7 @@ class CommonGrams:
     documents: int
     min_df: int
     version: str = TABLE_VERSION
+    gram: int = 0  # the gram length it counts (0: a table saved before it was recorded)
 
     @classmethod
     def empty(cls) -> CommonGrams:
@@ -57,7 +58,8 @@ class CommonGrams:
         parts = [offsets] if isinstance(offsets, np.ndarray) else list(offsets)
         n = sum(len(o) - 1 for o in parts)
         min_df = max(config.common_min_df, int(config.common_share * n))
-        return cls(frequent_values(values, min_df, workers=workers), n, min_df)
+        values = frequent_values(values, min_df, workers=workers)
+        return cls(values, n, min_df, gram=config.gram)
 
     def digest(self) -> str:
         """A short identity of the table (persisted with stores built on it)."""
@@ -73,6 +75,7 @@ class CommonGrams:
             documents=self.documents,
             min_df=self.min_df,
             version=np.array(self.version),
+            gram=self.gram,
         )
 
     @classmethod
@@ -83,6 +86,7 @@ class CommonGrams:
                 version = str(z["version"])
                 values = z["values"].astype(np.uint64)
                 documents, min_df = int(z["documents"]), int(z["min_df"])
+                gram = int(z["gram"]) if "gram" in z.files else 0
         except (OSError, ValueError, KeyError, EOFError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             if "pickle" in reason:  # numpy's advice to load it unsafely: not ours to give
@@ -97,7 +101,18 @@ class CommonGrams:
                 f"{path}: common-gram table version {version!r}, this neardup reads "
                 f"{TABLE_VERSION!r}; refit it with `neardup dedup` on the original input"
             )
-        return cls(values, documents, min_df)
+        return cls(values, documents, min_df, gram=gram)
+
+    def check_gram(self, gram: int) -> None:
+        """Refuse a table that counts grams of another length than the method that uses it
+        (``auto``'s 3-grams, ``paragraph``'s 5-grams): its values would match nothing, or the
+        wrong grams, silently."""
+        if self.gram and self.gram != gram:
+            raise ConfigError(
+                f"the common-gram table counts {self.gram}-grams and this method uses "
+                f"{gram}-grams: pass the common_grams.npz a run of the same method and options "
+                "wrote (or none, to fit one)"
+            )
 
 
 def frequent_values(

@@ -75,7 +75,7 @@ def fit_table(reps: Any, method: AutoMethod, documents: int) -> CommonGrams:
         np.zeros(len(wanted), np.int64), np.add
     )
     shared.unpersist()
-    return CommonGrams(wanted[counts > min_df].astype(np.uint64), documents, min_df)
+    return CommonGrams(wanted[counts > min_df].astype(np.uint64), documents, min_df, gram=gram)
 
 
 def _key_rows(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:
