@@ -122,3 +122,39 @@ def test_duplicate_id_rejected():
     assert index.remove("x") and not index.remove("x")
     index.add("x", 2)
     assert index.fingerprint_of("x") == 2
+
+
+def test_fingerprints_that_are_not_uint64_are_a_clear_error():
+    """Floats were cast to integers (0.1, 0.2 and 0.9 one fingerprint, paired at distance 0), a
+    2-D array failed deep inside, a str or a number out of range raised a bare error: each is
+    an InputError now; Python ints up to 2**64 - 1 in a list are taken as they are."""
+    from neardup.errors import InputError
+
+    bad = [np.array([0.1, 0.2, 0.9]), [0.1, 0.2], np.zeros((2, 2), np.uint64), np.array([-1, 2])]
+    bad += ["abc", [1, 2**64], np.array([1, None])]
+    for fingerprints in bad:
+        for pairs in (hamming_pairs, hamming_edges):
+            with pytest.raises(InputError, match="fingerprint"):
+                pairs(fingerprints, max_distance=0)
+    top = 2**64 - 1
+    left, right, dist = hamming_pairs([top, top, 5], max_distance=0)
+    assert (left.tolist(), right.tolist(), dist.tolist()) == ([0], [1], [0])
+    assert len(hamming_pairs([], max_distance=3)[0]) == 0
+    index = PermutedIndex(max_distance=3)
+    index.add("a", 5)
+    for fingerprint in ("abc", -1, 2**64, 1.5, True):
+        with pytest.raises(InputError, match="a fingerprint is an integer"):
+            index.query(fingerprint)
+    assert index.query(np.uint64(5)) == [("a", 0)] and index.query(4) == [("a", 1)]
+
+
+def test_texts_that_are_not_a_collection_are_a_clear_error():
+    from neardup import dedup_texts
+    from neardup.errors import InputError
+    from neardup.simhash import Fingerprinter
+
+    for texts in (None, 5):
+        with pytest.raises(InputError, match="texts must be a sequence of strings"):
+            dedup_texts(texts)
+    with pytest.raises(InputError, match="not a str"):
+        Fingerprinter().fingerprint_many("abc")  # three fingerprints, one per character, before

@@ -22,7 +22,7 @@ from .cluster import (
     greedy_representatives,
     processing_order,
 )
-from .errors import ConfigError, InputError
+from .errors import ConfigError, InputError, refuse_unordered
 from .memory import batch_collection
 from .methods import DEFAULT_METHOD, Method, create
 from .pairs import METHODS, PairSet, method_code
@@ -266,13 +266,6 @@ def linked_result(
     return DedupResult(method_name, pairs, found, dist, sim, code, {}, fingerprints)
 
 
-def refuse_unordered(items: Any, name: str, wanted: str) -> None:
-    """A str, a dict or a set where a sequence of documents is wanted is a mistake: iterating it
-    gives characters, keys or an arbitrary order, never the caller's documents."""
-    if isinstance(items, (str, bytes, dict, set, frozenset)):
-        raise InputError(f"{name} must be {wanted}, not a {type(items).__name__}")
-
-
 def text_list(texts: Any) -> Sequence[str]:
     """``texts`` as a sequence of strings, checked: a ``str``, a dict or a set is refused (it
     would be read as characters, keys or in no order); the first item that is not a ``str``
@@ -281,7 +274,12 @@ def text_list(texts: Any) -> Sequence[str]:
     if hasattr(texts, "to_pylist"):  # an Arrow array or chunked array
         texts = texts.to_pylist()
     elif not isinstance(texts, Sequence) or hasattr(texts, "iloc"):  # iterables, pandas
-        texts = list(texts)
+        try:
+            texts = list(texts)
+        except TypeError:  # None, a number: not a collection of texts at all
+            raise InputError(
+                f"texts must be a sequence of strings (a list), not {type(texts).__name__}"
+            ) from None
     if all(type(t) is str for t in texts):
         return texts
     bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)

@@ -94,3 +94,10 @@ def require(module: str, *, extra: str, purpose: str):
             f"{purpose} needs the optional package {module!r}; "
             f"install it with: pip install 'neardup[{extra}]'"
         ) from exc
+
+
+def refuse_unordered(items: object, name: str, wanted: str) -> None:
+    """A str, a dict or a set where a sequence of documents is wanted is a mistake: iterating it
+    gives characters, keys or an arbitrary order, never the caller's documents."""
+    if isinstance(items, (str, bytes, dict, set, frozenset)):
+        raise InputError(f"{name} must be {wanted}, not a {type(items).__name__}")

@@ -28,13 +28,13 @@ from os import PathLike
 from typing import Any
 
 from .config import FINGERPRINT_VERSION
-from .dedup import refuse_unordered
 from .errors import (
     ConfigError,
     DocumentConflictError,
     InputError,
     NeardupError,
     StoreError,
+    refuse_unordered,
 )
 from .groupcommit import GroupCommit, Request
 from .methods import DEFAULT_METHOD, create, online_methods

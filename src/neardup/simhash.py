@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _kernels
 from .config import FingerprintConfig
+from .errors import refuse_unordered
 from .features import char_ngrams, raw_tokens, word_char_table, word_shingles, words
 from .idf import IdfTable, load_idf
 from .normalize import encode_texts, normalize, normalize_encoded, normalize_many
@@ -130,6 +131,7 @@ class Fingerprinter:
     # -- fingerprints -------------------------------------------------------------------------
     def fingerprint_many(self, texts: Iterable[str], *, normalized: bool = False) -> np.ndarray:
         """Fingerprints of many texts as a uint64 array (the fast path)."""
+        refuse_unordered(texts, "texts", "a sequence of strings (a list)")
         seq = texts if isinstance(texts, (list, tuple)) else list(texts)
         if not seq:
             return np.empty(0, dtype=np.uint64)

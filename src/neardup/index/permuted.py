@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _kernels
 from ..config import HammingConfig
+from ..errors import InputError, refuse_unordered
 from .layout import TableLayout, choose_blocks, make_layout
 
 
@@ -89,7 +90,7 @@ def hamming_edges(
     the two groups. Linear in the number of documents however many share a fingerprint: this is
     what clustering uses.
     """
-    fps = np.ascontiguousarray(fingerprints, dtype=np.uint64)
+    fps = fingerprint_array(fingerprints)
     if len(fps) < 2:
         return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int16)
     u, first, group = _group_identical(fps)
@@ -103,6 +104,36 @@ def hamming_edges(
     return lo, hi, dist
 
 
+def fingerprint_array(values: object) -> np.ndarray:
+    """``values`` as a 1-D contiguous uint64 array of fingerprints; floats, strings, negative
+    or too large numbers and arrays of other shapes are an :class:`InputError` (a float array
+    cast to integers made 0.1, 0.2 and 0.9 one fingerprint)."""
+    refuse_unordered(values, "fingerprints", "a sequence of 64-bit fingerprints (a uint64 array)")
+    array = np.asarray(values)
+    if array.ndim == 1 and not len(array):
+        return np.empty(0, np.uint64)
+    if array.ndim == 1 and array.dtype.kind not in "ui" and not isinstance(values, np.ndarray):
+        # a list: Python ints beyond int64 make floats or objects, so each is checked
+        return np.array([fingerprint_value(v) for v in values], np.uint64)
+    if array.ndim != 1 or array.dtype.kind not in "ui":
+        raise InputError(
+            "fingerprints must be a 1-D array of unsigned 64-bit integers (uint64), not "
+            f"{array.ndim}-D {array.dtype}"
+        )
+    if array.dtype.kind == "i" and int(array.min()) < 0:
+        raise InputError("fingerprints must be unsigned 64-bit integers: a negative one was given")
+    return np.ascontiguousarray(array, dtype=np.uint64)
+
+
+def fingerprint_value(value: object) -> np.uint64:
+    """One fingerprint, an integer in ``[0, 2**64)``; anything else is an :class:`InputError`."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InputError(f"a fingerprint is an integer in [0, 2**64), not {value!r}"[:120])
+    if not 0 <= int(value) < 1 << 64:
+        raise InputError(f"a fingerprint is an integer in [0, 2**64), not {int(value)}")
+    return np.uint64(int(value))
+
+
 def hamming_pairs(
     fingerprints: np.ndarray, *, max_distance: int, blocks: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -112,7 +143,7 @@ def hamming_pairs(
     other, so ``m`` copies give ``m * (m - 1) / 2`` pairs; use :func:`hamming_edges` to cluster.
     Returns ``(left, right, distance)`` sorted by (left, right).
     """
-    fps = np.ascontiguousarray(fingerprints, dtype=np.uint64)
+    fps = fingerprint_array(fingerprints)
     if len(fps) < 2:
         return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int16)
     u, _first, group = _group_identical(fps)
@@ -280,14 +311,14 @@ class PermutedIndex:
     def query(self, fingerprint: int, *, limit: int | None = None) -> list[tuple[Hashable, int]]:
         """Every stored document within ``max_distance`` (or the ``limit`` nearest):
         ``(id, distance)``, nearest first, ties in insertion order."""
-        pos, dist = self._query_positions(np.uint64(int(fingerprint)))
+        pos, dist = self._query_positions(fingerprint_value(fingerprint))
         if limit is not None:
             pos, dist = pos[:limit], dist[:limit]
         ids = self._ids
         return [(ids[p], d) for p, d in zip(pos.tolist(), dist.tolist(), strict=True)]
 
     def query_many(self, fingerprints) -> list[list[tuple[Hashable, int]]]:
-        return [self.query(int(fp)) for fp in np.asarray(fingerprints, dtype=np.uint64)]
+        return [self.query(int(fp)) for fp in fingerprint_array(fingerprints)]
 
     def pairs(self) -> list[tuple[Hashable, Hashable, int]]:
         """All pairs of stored documents within ``max_distance`` (ids in insertion order)."""
