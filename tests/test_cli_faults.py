@@ -394,6 +394,34 @@ def test_a_table_of_another_gram_length_is_refused(tmp_path, capsys):
     assert main(["dedup", str(path), "-o", str(tmp_path / "y"), *old, "--quiet"]) == 0
 
 
+@pytest.mark.parametrize(
+    "given, needs",
+    [
+        (["--threshold", "0.6"], "--match text"),
+        (["--method", "simhash", "--threshold", "0.6"], "--verify jaccard or --verify edit"),
+        (["--method", "simhash", "--option", "verify_ngram=4"], "--verify jaccard"),
+        (["--method", "paragraph", "--max-distance", "5"], "--option evidence=topic"),
+        (["--method", "paragraph", "--blocks", "6"], "--option evidence=topic"),
+    ],
+)
+def test_an_option_that_would_be_ignored_is_an_error(tmp_path, capsys, given, needs):
+    """--threshold for auto (copy match), for simhash without --verify, and --max-distance for
+    paragraph's default evidence were taken and ignored (the same answer, exit 0): a user would
+    believe they tuned the run. With what they need, they act."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(6)))
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), *given, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"acts only with {needs}" in err and "Traceback" not in err
+    assert main(["compare", *given, "a", "b"]) == 2
+    fix = {
+        "--match text": ["--match", "text"],
+        "--option evidence=topic": ["--option", "evidence=topic"],
+    }
+    more = fix.get(needs, ["--verify", "edit"])
+    assert main(["dedup", str(path), "-o", str(tmp_path / "p"), *given, *more, "--quiet"]) == 0
+
+
 def test_a_normalisation_object_is_an_option(tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"".join(jsonl(4)))

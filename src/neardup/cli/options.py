@@ -131,7 +131,48 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
         raise ConfigError(
             f"method {args.method!r} does not take {flags}; its options are: {', '.join(sorted(fields))}"
         )
+    _refuse_inert(args.method, given, options)
     return given
+
+
+# options a method takes but uses only with another one: (method, option, the other, its value
+# (None: any but None), how to give it)
+_ACTS_ONLY_WITH = (
+    ("auto", "text_threshold", "match", "text", "--match text"),
+    ("simhash", "min_similarity", "verify", None, "--verify jaccard or --verify edit"),
+    ("simhash", "verify_ngram", "verify", None, "--verify jaccard or --verify edit"),
+    ("paragraph", "max_distance", "evidence", "topic", "--option evidence=topic"),
+    ("paragraph", "blocks", "evidence", "topic", "--option evidence=topic"),
+)
+
+
+def _refuse_inert(method: str, given: dict[str, Any], options: dict[str, Any]) -> None:
+    """An option the method would take and ignore (``--threshold`` for ``auto`` without ``--match
+    text``, for ``simhash`` without ``--verify``; ``--max-distance`` for ``paragraph``'s default
+    evidence) is an error naming what it needs: a user would believe it tuned the run."""
+    from ..methods import create
+
+    names = {o for m, o, *_ in _ACTS_ONLY_WITH if m == method and o in given}
+    if not names:
+        return
+    config = create(method, **given).config
+    for m, option, other, value, fix in _ACTS_ONLY_WITH:
+        if m != method or option not in names:
+            continue
+        now = getattr(config, other)
+        if (now is None) if value is None else (now != value):
+            shown = f"--option {option}" if option in options else _flag_of(option)
+            raise ConfigError(
+                f"{shown} acts only with {fix} for method {method!r} ({other} is {now!r} "
+                "here): add it, or leave the option out"
+            )
+
+
+def _flag_of(option: str) -> str:
+    """The command-line flag that sets ``option``."""
+    if option in ("text_threshold", "min_similarity", "threshold"):
+        return "--threshold"
+    return "--" + option.replace("_", "-")
 
 
 def record_reader(args: argparse.Namespace):
