@@ -422,6 +422,31 @@ def test_an_option_that_would_be_ignored_is_an_error(tmp_path, capsys, given, ne
     assert main(["dedup", str(path), "-o", str(tmp_path / "p"), *given, *more, "--quiet"]) == 0
 
 
+@pytest.mark.parametrize("name", ["r.jsonl", "r.csv"])
+def test_fail_mode_names_the_first_bad_record(tmp_path, capsys, name):
+    """A repeated id at record 2 and a float id at record 3: the error named record 3 (the
+    block's records were checked one by one before any was taken), Spark record 2. The first
+    bad record is named; without the repeat, the float id still is."""
+    rows = [("a", "first text here"), ("a", "second text here"), (1.5, "third text here")]
+
+    def write(rows):
+        path = tmp_path / name
+        if name.endswith(".csv"):
+            path.write_text("id,text\n" + "".join(f"{i},{t}\n" for i, t in rows))
+        else:
+            path.write_bytes(b"".join(orjson.dumps({"id": i, "text": t}) + b"\n" for i, t in rows))
+        return str(path)
+
+    args = ["dedup", write(rows), "--id-field", "id", "-o", str(tmp_path / "o"), "--quiet"]
+    assert main(args) == 2
+    assert "record 2: duplicate id 'a'" in capsys.readouterr().err
+    rows[1] = ("b", "second text here")
+    args[1] = write(rows)
+    assert main(args) == (2 if name.endswith(".jsonl") else 0)  # in CSV, 1.5 is a string id
+    if name.endswith(".jsonl"):
+        assert "record 3: id field 'id' is float" in capsys.readouterr().err
+
+
 def test_a_normalisation_object_is_an_option(tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"".join(jsonl(4)))

@@ -21,6 +21,7 @@ from typing import BinaryIO
 
 import orjson
 
+from .errors import InputError
 from .readers import (
     Record,
     RecordReader,
@@ -81,11 +82,12 @@ def jsonl_blocks(reader: RecordReader) -> Iterator[Block]:
                 cols = _columns(first, lines, text_field=reader.text_field, id=reader.id_field)
                 if cols is None:  # the reader's own checks, line by line
                     numbered = enumerate((line + b"\n" for line in lines), first)
-                    block = list(reader.json_items(numbered))
+                    for block in _in_lists(reader.json_items(numbered), size=len(lines)):
+                        found = True
+                        yield block
                 else:
-                    block = cols
-                found = found or len(block) > 0
-                yield block
+                    found = found or len(cols) > 0
+                    yield cols
                 last = first + len(lines) - 1
     except stream_errors():  # replayed: the reader's report of the rest and the lost tail
         yield from _in_lists(item for item in reader if item.number > last)
@@ -102,9 +104,22 @@ def record_blocks(reader: RecordReader) -> Iterator[Block]:
     yield from _in_lists(iter(reader))
 
 
-def _in_lists(items: Iterator[Record | Skipped]) -> Iterator[list[Record | Skipped]]:
-    """``items`` in lists of at most ``ITEMS``."""
-    while block := list(islice(items, ITEMS)):
+def _in_lists(
+    items: Iterator[Record | Skipped], *, size: int = ITEMS
+) -> Iterator[list[Record | Skipped]]:
+    """``items`` in lists of at most ``size``. A bad record that stops the reading (``--on-error
+    fail``) comes after the records before it are handed out: one of those may be the first
+    bad record (a repeated id, found by the caller), and the error names the first."""
+    while True:
+        block: list[Record | Skipped] = []
+        try:
+            block.extend(islice(items, size))
+        except InputError as exc:
+            if block:
+                yield block
+            raise exc from None
+        if not block:
+            return
         yield block
 
 
