@@ -407,6 +407,8 @@ def _segments(
     b: Sequence[str],
     max_value_tokens: int,
     opcodes: Any = None,
+    *,
+    marked: bool = False,
 ) -> tuple[list[tuple], list[tuple]]:
     """The substitutions between aligned runs, and the moved, inserted or deleted text.
 
@@ -450,7 +452,7 @@ def _segments(
     substituted: list[tuple] = []
     moved: list[tuple] = []
     last = len(runs)
-    tail = _added_tail(runs, a, b)
+    tail = _added_tail(runs, a, b) if marked else last  # no added boilerplate: no footer
     if tail < last:
         gap_a, gap_b, *around = gap(tail, last - 1)
         footer = [_Footer(t) if isinstance(t, _Added) else t for t in (*gap_a, *gap_b)]
@@ -473,7 +475,7 @@ def _segments(
         small, large = sorted((len(whole[0]), len(whole[1])))
         if large > 2 * small and large > max_value_tokens:
             moved.append(whole)
-        elif _inserted_block(whole[0], whole[1]):
+        elif marked and _inserted_block(whole[0], whole[1]):
             moved.append(whole)  # a header or an advertisement facing a lost passage
         elif large - small >= 2 and large <= max_value_tokens and _grown_letter(runs, k, end, a, b):
             substituted.append(whole)  # a name replaced by a longer one: 英文版 / 俄文、法文…版
@@ -652,6 +654,7 @@ def _value_changes(
     *,
     ordered: bool = False,
     opcodes: Any = None,
+    marked: bool = False,
 ) -> tuple[int, int, bool]:
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
@@ -670,14 +673,15 @@ def _value_changes(
     outside it still counts); a region where it faces text of the other's own is an inserted
     block (:func:`_inserted_block`). ``ordered``: ``b`` is already in ``a``'s order
     (:func:`_put_in_order`); ``opcodes``: the alignment of ``a`` and ``b`` (:func:`_opcodes`),
-    when the caller made it.
+    when the caller made it; ``marked``: the tokens carry their boilerplate marks (without
+    them neither a footer nor an inserted block can be found, and neither is looked for).
     """
     changes, names, hard = 0, 0, False
     na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
     if not ordered:
         b, _order = _put_in_order(a, b)
     digits = bool(na or nb)  # without any, only names can change (the common case)
-    substituted, moved = _segments(a, b, rule.max_value_tokens, opcodes)
+    substituted, moved = _segments(a, b, rule.max_value_tokens, opcodes, marked=marked)
     for gap_a, gap_b, before, after_a, after_b in substituted:
         if "".join(gap_a) == "".join(gap_b):
             continue  # a word split or joined by a space or a mark
@@ -751,7 +755,7 @@ def _with_boilerplate(
     a, b, added = _added_boilerplate(a, b, *masks, opcodes)
     if not added:
         return None
-    return _value_changes(a, b, rule, numbers, ordered=True, opcodes=opcodes)
+    return _value_changes(a, b, rule, numbers, ordered=True, opcodes=opcodes, marked=True)
 
 
 def _added_boilerplate(
