@@ -543,6 +543,30 @@ def test_a_run_after_one_killed_while_publishing_takes_its_files_for_a_runs(tmp_
     assert json.loads((out / "summary.json").read_text())["files"].keys() == summary["files"].keys()
     (out / "summary.json").unlink()  # killed, and no list: the files are no run's
     assert main(args) == 2
+    assert main(["dedup", str(source), "-o", str(tmp_path / "p"), "--quiet"]) == 0
+    stale = {"neardup_version": "0", "files": ["pairs.csv"]}  # left beside a summary that landed
+    (tmp_path / "p" / PUBLISHING).write_text(json.dumps(stale))
+    (tmp_path / "p" / "pairs.csv").write_text("mine")
+    assert main(["dedup", str(source), "-o", str(tmp_path / "p"), "--quiet"]) == 2
+    assert (tmp_path / "p" / "pairs.csv").read_text() == "mine"
+    assert not (tmp_path / "p" / PUBLISHING).exists()  # removed: it is never read again
+
+
+def test_a_report_page_of_an_earlier_neardup_is_a_runs(tmp_path):
+    """Pages made before the page's head was one line (a line break before <title>) are
+    neardup's too: `neardup report` replaces them and a run keeps going."""
+    source = tmp_path / "a.jsonl"
+    source.write_bytes(b"".join(jsonl(8)))
+    out = tmp_path / "o"
+    assert main(["dedup", str(source), "-o", str(out), "--quiet", "--report"]) == 0
+    page = (out / "report.html").read_text(encoding="utf-8")
+    old = page.replace("<title>", "\n<title>", 1)
+    (out / "report.html").write_text(old, encoding="utf-8")
+    assert main(["report", str(out)]) == 0
+    (out / "report.html").write_text(old, encoding="utf-8")
+    assert main(["dedup", str(source), "-o", str(out), "--quiet"]) == 0  # no summary lists it
+    (out / "report.html").write_text(old, encoding="utf-8")
+    assert main(["dedup", str(source), "-o", str(out), "--quiet"]) == 0
 
 
 def test_a_quote_never_closed_is_a_lost_tail_not_a_silent_merge(tmp_path, capsys):

@@ -130,7 +130,7 @@ def test_fingerprints_that_are_not_uint64_are_a_clear_error():
     an InputError now; Python ints up to 2**64 - 1 in a list are taken as they are."""
     from neardup.errors import InputError
 
-    bad = [np.array([0.1, 0.2, 0.9]), [0.1, 0.2], np.zeros((2, 2), np.uint64), np.array([-1, 2])]
+    bad = [np.array([0.1, 0.2, 0.9]), [0.1, 0.2], np.zeros((2, 2), np.uint64), [-1, 2]]
     bad += ["abc", [1, 2**64], np.array([1, None])]
     for fingerprints in bad:
         for pairs in (hamming_pairs, hamming_edges):
@@ -140,6 +140,10 @@ def test_fingerprints_that_are_not_uint64_are_a_clear_error():
     left, right, dist = hamming_pairs([top, top, 5], max_distance=0)
     assert (left.tolist(), right.tolist(), dist.tolist()) == ([0], [1], [0])
     assert len(hamming_pairs([], max_distance=3)[0]) == 0
+    signed = np.array([-1, -2, 5, 7], np.int64)  # a signed BIGINT column: the same 64 bits
+    got = hamming_pairs(signed, max_distance=1)
+    want = hamming_pairs(signed.view(np.uint64), max_distance=1)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True)) and len(got[0]) == 2
     index = PermutedIndex(max_distance=3)
     index.add("a", 5)
     for fingerprint in ("abc", -1, 2**64, 1.5, True):

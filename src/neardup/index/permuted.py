@@ -112,16 +112,23 @@ def fingerprint_array(values: object) -> np.ndarray:
     array = np.asarray(values)
     if array.ndim == 1 and not len(array):
         return np.empty(0, np.uint64)
-    if array.ndim == 1 and array.dtype.kind not in "ui" and not isinstance(values, np.ndarray):
-        # a list: Python ints beyond int64 make floats or objects, so each is checked
-        return np.array([fingerprint_value(v) for v in values], np.uint64)
+    given_array = isinstance(values, np.ndarray)
+    if array.ndim == 1 and (
+        array.dtype.kind == "O" or (array.dtype.kind not in "ui" and not given_array)
+    ):
+        # Python ints (a list, objects): beyond int64 they make floats or objects, and a
+        # negative one is ambiguous: each is checked
+        items = array.tolist() if given_array else values  # not the floats they may make
+        return np.array([fingerprint_value(v) for v in items], np.uint64)
     if array.ndim != 1 or array.dtype.kind not in "ui":
         raise InputError(
             "fingerprints must be a 1-D array of unsigned 64-bit integers (uint64), not "
             f"{array.ndim}-D {array.dtype}"
         )
-    if array.dtype.kind == "i" and int(array.min()) < 0:
+    if array.dtype.kind == "i" and not given_array and int(array.min()) < 0:
         raise InputError("fingerprints must be unsigned 64-bit integers: a negative one was given")
+    if array.dtype == np.int64:  # signed BIGINT columns (stores, Spark, Parquet): the same bits
+        return np.ascontiguousarray(array).view(np.uint64)
     return np.ascontiguousarray(array, dtype=np.uint64)
 
 

@@ -27,7 +27,9 @@ class Prepared:
     grams: tuple[np.ndarray, np.ndarray]  # rare gram hashes per text (values, offsets)
     sketch: tuple[np.ndarray, np.ndarray]  # the ``sketch`` smallest of them
     tokens: np.ndarray  # alignment tokens per text (see :func:`neardup.copyrule.tokenize`)
-    sample: tuple[np.ndarray, np.ndarray]  # consistent sample of the rare grams (see _sample)
+    sample: tuple[
+        np.ndarray, np.ndarray
+    ]  # consistent sample of the rare grams (see consistent_sample)
     buckets: TokenBuckets | None = None  # a batch's bound on the tokens short texts share
 
     def __len__(self) -> int:
@@ -140,7 +142,7 @@ def merge_consumed(parts: list[Prepared]) -> Prepared:
 
 
 def drain_sets(sets: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_concat_sets`, emptying ``sets`` as they are copied."""
+    """:func:`neardup.arrays.concat_sets`, emptying ``sets`` as they are copied."""
     offsets = join_offsets([offsets for _, offsets in sets])
     values = [v for v, _ in sets]
     sets.clear()

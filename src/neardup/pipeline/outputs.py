@@ -74,7 +74,7 @@ def refuse_foreign_outputs(out: Path) -> None:
     summary = _summary_of_a_run(out / SUMMARY)
     if summary is None and (out / SUMMARY).exists():
         _refuse(out, f"{SUMMARY} is not the summary of a neardup run, and a run would replace it")
-    listed = _listed(summary) | _listed(_summary_of_a_run(out / PUBLISHING))
+    listed = _listed(_published(out))
     legacy = summary is not None and "files" not in summary  # no manifest: its files are ours
     for name in sorted(OUTPUT_NAMES):
         target = out / name
@@ -94,6 +94,14 @@ def refuse_foreign_outputs(out: Path) -> None:
                 f"{name} was not written by a neardup run into this folder (no {SUMMARY} "
                 "lists it), and a run would replace it",
             )
+
+
+def _published(out: Path) -> dict[str, Any] | None:
+    """What a run into ``out`` left: its summary, or without one (a publish cut short after
+    removing the old summary) the list of files that publish was placing. A list left beside
+    a summary is stale (cut short after the new summary landed) and never read."""
+    summary = _summary_of_a_run(out / SUMMARY)
+    return summary if summary is not None else _summary_of_a_run(out / PUBLISHING)
 
 
 def _refuse(out: Path, what: str) -> None:
@@ -122,7 +130,10 @@ def _listed(summary: dict[str, Any] | None) -> set[str]:
 
 
 def remove_leftovers(out: Path) -> None:
-    """Remove what killed runs left: staging directories and old-style ``.partial-*`` files."""
+    """Remove what killed runs left: staging directories, old-style ``.partial-*`` files, and a
+    publishing list beside a summary (:func:`_published` never reads it)."""
+    if _summary_of_a_run(out / SUMMARY) is not None:
+        (out / PUBLISHING).unlink(missing_ok=True)
     for path in out.glob(STAGE_PREFIX + "*"):
         shutil.rmtree(path, ignore_errors=True)
     for path in out.glob(".partial-*"):
@@ -160,9 +171,7 @@ def publish(stage: Path, out: Path) -> None:
     """
     refuse_foreign_outputs(out)  # again: a file or folder made while the run went
     names = sorted(p.name for p in stage.iterdir() if p.name != SUMMARY)
-    placing = _listed(_summary_of_a_run(out / SUMMARY)) | _listed(
-        _summary_of_a_run(out / PUBLISHING)
-    )
+    placing = _listed(_published(out))
     placing |= _listed(_summary_of_a_run(stage / SUMMARY)) | set(names)  # the new run's
     marker = stage / PUBLISHING
     listing = {"neardup_version": __version__, "publishing": True, "files": sorted(placing)}

@@ -114,15 +114,18 @@ def write_report(outdir: str | Path) -> Path:
 
 
 _HEAD = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>neardup report: "
+_HEADS = (_HEAD.encode(), _HEAD.replace("<title>", "\n<title>").encode())  # now; before stop 47
 
 
 def is_report_page(path: Path) -> bool:
-    """Whether the file at ``path`` is a page :func:`render` made (its first bytes tell)."""
+    """Whether the file at ``path`` is a page :func:`render` made, now or before (its first
+    bytes tell)."""
     try:
         with open(path, "rb") as f:
-            return f.read(len(_HEAD.encode())) == _HEAD.encode()
+            start = f.read(max(map(len, _HEADS)))
     except OSError:
         return False
+    return any(start.startswith(head) for head in _HEADS)
 
 
 def render(summary: dict[str, Any], data: dict[str, Any]) -> str:
