@@ -116,6 +116,23 @@ def test_against_refuses_what_it_cannot_honour(tmp_path, capsys):
     assert code == 2 and "missing.jsonl" in capsys.readouterr().err
 
 
+def test_against_names_what_it_refuses_and_takes_one_reference(tmp_path, capsys):
+    """The refusal named options the user had not given (--keep container: "drop --keep
+    longest / --clusters components"); --partial was taken and reported nothing; a second
+    --against replaced the first, silently."""
+    src = write_jsonl(tmp_path / "a.jsonl", [{"text": "一条新闻"}])
+    run = ["dedup", str(src), "--against", str(src), "-o", str(tmp_path / "o"), "--quiet"]
+    assert main([*run, "--method", "paragraph", "--keep", "container"]) == 2
+    err = capsys.readouterr().err
+    assert "drop --keep container" in err and "longest" not in err and "components" not in err
+    assert main([*run, "--partial"]) == 2
+    assert "--partial is not available with --against" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main([*run, "--against", str(src)])
+    assert exit_.value.code == 2 and "--against is given twice" in capsys.readouterr().err
+    assert not (tmp_path / "o" / "summary.json").exists()
+
+
 def representatives(out):
     with open(out / "clusters.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))

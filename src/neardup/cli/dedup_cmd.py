@@ -95,6 +95,7 @@ def _add_decision_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--against",
+        action=_Once,
         metavar="REFERENCE",
         help="remove from INPUT only what duplicates REFERENCE: a file, directory or pattern "
         "(read with the same --text-field/--id-field), or a store URL (sqlite:///file.db, "
@@ -147,3 +148,12 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+class _Once(argparse.Action):
+    """An option given once: a second ``--against`` replaced the first, silently."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} is given twice; give one reference")
+        setattr(namespace, self.dest, values)

@@ -197,14 +197,19 @@ def check_against(args: DedupOptions) -> None:
     """Refuse what ``--against`` cannot do, with the reason."""
     if not args.against:
         return
-    if args.keep != "first" or args.clusters != "greedy":
+    given = [f"--keep {args.keep}"] * (args.keep != "first")
+    given += [f"--clusters {args.clusters}"] * (args.clusters != "greedy")
+    if given:
         raise ConfigError(
             "--against keeps every reference document and matches each input document to the "
-            "reference alone; drop --keep longest / --clusters components"
+            f"reference alone; drop {' and '.join(given)}"
         )
     if args.pairs:
         raise ConfigError("--pairs is not available with --against yet; clusters.csv holds "
                           "each removed document's reference match")  # fmt: skip
+    if args.options.get("partial"):  # reported in pairs.csv, which --against does not write
+        raise ConfigError("--partial is not available with --against: partial duplicates are "
+                          "reported in pairs.csv, which a run against a reference does not write")  # fmt: skip
     if args.against == STDIN and STDIN in args.input:
         raise ConfigError("standard input ('-') can be the input or the reference, not both")
 
