@@ -180,3 +180,37 @@ def test_texts_with_nothing_left_once_normalised_are_never_matched(method_name):
         r = det.add(f"d{i}", text)
         online.append(int(r.matches[0].id[1:]) if r.duplicate else i)
     assert online == rep
+
+
+@pytest.mark.parametrize("evidence", ["copy", "topic"])
+def test_paragraph_repeated_story_is_an_exact_copy_batch_and_online(evidence):
+    """A story repeated more often than the paragraph evidence's commonness limits (60 > 20
+    documents for ``copy``, > 50 for ``topic``) made its own paragraphs common, and a copy too
+    short to be paragraph evidence matched nothing: both are exact copies of their first
+    occurrence, in batch (grouped before the evidence is looked for) and online."""
+    texts = [orjson.loads(line)["text"] for line in SAMPLE.read_bytes().splitlines()][:200]
+    story = max(texts, key=len)
+    short = min((t for t in texts if len(t.strip()) >= 4), key=len)
+    texts = texts + [story] * 60 + [short] * 2
+    random.Random(5).shuffle(texts)
+    method = create("paragraph", evidence=evidence)
+    rep = dedup_with(method, texts).clusters.representative.tolist()
+    first: dict[str, int] = {}  # the oracle: each repeat of a text belongs to its first
+    for i, t in enumerate(texts):
+        first.setdefault(t, i)
+    repeats = [i for i, t in enumerate(texts) if first[t] != i]
+    assert len(repeats) >= 61
+    assert [rep[i] for i in repeats] == [first[texts[i]] for i in repeats]
+    det = Detector(
+        store=open_store("memory://"),
+        method="paragraph",
+        tables=getattr(method, "tables", None),
+        max_matches=5,
+        evidence=evidence,
+    )
+    online = []
+    for i, text in enumerate(texts):
+        r = det.add(f"d{i}", text)
+        online.append(int(r.matches[0].id[1:]) if r.duplicate else i)
+    mismatches = [(i, rep[i], online[i]) for i in range(len(texts)) if rep[i] != online[i]]
+    assert not mismatches, mismatches[:10]

@@ -204,6 +204,29 @@ def test_same_clusters_as_local_paragraph_copy_evidence(
         assert _clusters(plain) != _clusters(local_out)
 
 
+def test_paragraph_exact_copies_grouped_first_like_local(spark, tmp_path, corpus_texts):
+    """A story repeated more often than the copy evidence's commonness limit (60 > 20
+    documents; tests/test_online.py holds the topic evidence's) and a copy too short to be paragraph evidence are still
+    exact copies, removed by both surfaces (each paired with the first occurrence of its text)."""
+    base = corpus_texts[:300]
+    story = max(base, key=len)
+    short = min((t for t in base if len(t.strip()) >= 4), key=len)
+    texts = base + [story] * 60 + [short] * 2
+    random.Random(5).shuffle(texts)
+    source = _write_jsonl(tmp_path / "corpus.jsonl", texts)
+    local_out = _local(tmp_path, source, "--method", "paragraph", "--id-field", "id")
+    spark_out, summary = _spark(spark, tmp_path, source, method="paragraph", id_field="id")
+    rows = _assert_same(local_out, spark_out)
+    first = {}  # the oracle: every repeat of a text is a duplicate of its first occurrence
+    for i, t in enumerate(texts):
+        first.setdefault(t, i)
+    repeats = {f"d{i}": f"d{first[t]}" for i, t in enumerate(texts) if first[t] != i}
+    assert len(repeats) >= 61
+    removed = {r["id"]: r["representative_id"] for r in rows if r["id"] != r["representative_id"]}
+    assert {k: removed.get(k) for k in repeats} == repeats
+    assert summary["engine"]["exact_copies"] >= 61
+
+
 @pytest.mark.parametrize("method", ["ngram", "paragraph"])
 def test_same_clusters_as_local_other_methods(spark, tmp_path, corpus_texts, method):
     source = _write_jsonl(tmp_path / "corpus.jsonl", corpus_texts[:1000])

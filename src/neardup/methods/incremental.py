@@ -23,6 +23,7 @@ each other, in one verification call; ``best_first(matches)`` — the order ``ma
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -138,6 +139,31 @@ class SimhashIndex:
         return _best_first(found, self.order)
 
 
+class _Identical:
+    """Kept documents by their exact-copy key: batch's ``exact`` copies, found online by
+    identity (also texts too short for any candidate key)."""
+
+    def __init__(self) -> None:
+        self.key_of: dict[str, str] = {}
+        self.ids: dict[str, dict[str, None]] = {}
+
+    def add(self, doc_id: str, key: str) -> None:
+        self.key_of[doc_id] = key
+        self.ids.setdefault(key, {})[doc_id] = None
+
+    def remove(self, doc_id: str) -> None:
+        key = self.key_of.pop(doc_id, None)
+        if key is not None:
+            same = self.ids[key]
+            same.pop(doc_id, None)
+            if not same:
+                del self.ids[key]
+
+    def matches(self, key: str, exclude: str | None) -> list[Match]:
+        """Kept documents with this key: exact copies, similarity 1."""
+        return [Match(i, None, 1.0, "exact") for i in self.ids.get(key, {}) if i != exclude]
+
+
 class _TextIndex:
     """Shared by ``ngram`` and ``auto``: the kept compared texts, found by identity (batch's
     ``exact`` copies: also texts too short for any candidate key) and by the method's keys."""
@@ -145,18 +171,17 @@ class _TextIndex:
     def __init__(self, method: Any):
         self.method = method
         self.texts: dict[str, str] = {}
-        self.identical: dict[str, dict[str, None]] = {}
+        self.identical = _Identical()
         self.order = _Order()
         self._fingerprinter = Fingerprinter()
 
     def _keep_text(self, doc_id: str, compared: str) -> None:
         self.texts[doc_id] = compared
-        self.identical.setdefault(compared, {})[doc_id] = None
+        self.identical.add(doc_id, compared)
 
     def _identical(self, compared: str, exclude: str | None) -> list[Match]:
         """Kept documents with the same compared text: exact copies, similarity 1."""
-        same = self.identical.get(compared, {})
-        return [Match(i, None, 1.0, "exact") for i in same if i != exclude]
+        return self.identical.matches(compared, exclude)
 
     def _fingerprints(self, texts: Sequence[str]) -> list[int]:
         return self._fingerprinter.fingerprint_many(list(texts)).tolist()
@@ -168,12 +193,8 @@ class _TextIndex:
         ]
 
     def remove(self, doc_id: str) -> None:
-        compared = self.texts.pop(doc_id, None)
-        if compared is not None:
-            same = self.identical.get(compared, {})
-            same.pop(doc_id, None)
-            if not same:
-                self.identical.pop(compared, None)
+        if self.texts.pop(doc_id, None) is not None:
+            self.identical.remove(doc_id)
             self._unindex(doc_id)
         self.order.remove(doc_id)
 
@@ -385,6 +406,7 @@ class ParagraphOnline:
         self.index = PermutedIndex(max_distance=cfg.max_distance, blocks=cfg.blocks)
         self.postings: dict[int, dict[tuple[str, int], None]] = {}
         self.docs: dict[str, Any] = {}  # doc id -> prepared paragraphs (copy) or prints (topic)
+        self.identical = _Identical()  # by :meth:`_key`
         self.order = _Order()
         self._fingerprinter = Fingerprinter()
 
@@ -393,11 +415,16 @@ class ParagraphOnline:
         return [self._prepare(text, fp) for text, fp in zip(texts, fps, strict=True)]
 
     def _prepare(self, text: str, fingerprint: int) -> Doc:
-        if self.topic:
+        compared, counts = self.method.compared_paragraphs([text])
+        (key,) = self.method.document_keys([text], compared, counts)
+        if self.topic:  # the key's digest: a topic payload holds no compared text
             prints = self.method.paragraph_prints([text]).fingerprints.tolist()
-            return Doc(fingerprint, {"paragraphs": [f"{f:016x}" for f in prints]}, prints)
-        paras = self.method.paragraphs([text])
-        return Doc(fingerprint, {"paragraphs": paras.prepared.compared}, paras)
+            payload = {"paragraphs": [f"{f:016x}" for f in prints], "key": _digest(key)}
+            return Doc(fingerprint, payload, prints)
+        prepared = self.method.inner.prepare(compared)
+        return Doc(
+            fingerprint, {"paragraphs": compared}, self.method.prepared_paragraphs(prepared, counts)
+        )
 
     def stored_docs(self, fingerprints: Sequence[int], payloads: Sequence[Any]) -> list[Doc]:
         return [self._stored(fp, p) for fp, p in zip(fingerprints, payloads, strict=True)]
@@ -410,8 +437,19 @@ class ParagraphOnline:
         paras = self.method.prepared_paragraphs(prepared, np.array([len(stored)], np.int64))
         return Doc(fingerprint, payload, paras)
 
+    def _key(self, doc: Doc) -> str:
+        """What makes two documents exact copies (:meth:`ParagraphMethod.document_keys`; for
+        ``topic``, its digest and the prints); empty: none known (a topic document stored
+        before keys were kept), never an exact copy."""
+        if self.topic:
+            digest = (doc.payload or {}).get("key", "")
+            return f"{digest}:{','.join(map(str, doc.state))}" if digest else ""
+        return "\n".join(doc.state.prepared.compared)
+
     def add(self, doc_id: str, doc: Doc) -> None:
         self.docs[doc_id] = doc.state
+        if key := self._key(doc):
+            self.identical.add(doc_id, key)
         if self.topic:
             for j, f in enumerate(doc.state):
                 self.index.add((doc_id, j), f)
@@ -422,6 +460,7 @@ class ParagraphOnline:
 
     def remove(self, doc_id: str) -> None:
         state = self.docs.pop(doc_id, None)
+        self.identical.remove(doc_id)
         if state is not None and self.topic:
             for j in range(len(state)):
                 self.index.remove((doc_id, j))
@@ -456,9 +495,12 @@ class ParagraphOnline:
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
         from ..containment import document_shares
 
-        found = self._candidates(doc, exclude)
+        key = self._key(doc)  # exact copies, as a batch groups them first
+        exact = self.identical.matches(key, exclude) if key else []
+        same = {m.id for m in exact}
+        found = [c for c in self._candidates(doc, exclude) if c[1] not in same]
         if not found:
-            return []
+            return _best_first(exact, self.order)
         ids = list(dict.fromkeys(d for _i, d, _j in found))
         rank = {d: k for k, d in enumerate(ids)}  # kept documents come first: a < query
         query_pos = len(ids)
@@ -504,7 +546,12 @@ class ParagraphOnline:
             for a, s, k in zip(shares.a.tolist(), score.tolist(), keep.tolist(), strict=True)
             if k
         ]
-        return _best_first(out, self.order)
+        return _best_first(exact + out, self.order)
+
+
+def _digest(key: str) -> str:
+    """A 64-bit digest of an exact-copy key, as 16 hexadecimal digits."""
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def _merge_paragraphs(method: Any, parts: list[Any]) -> Any:

@@ -48,6 +48,7 @@ from ..nearmiss import NearMisses
 from ..pairs import PairSet
 from ..parallel import chunk_ranges
 from .auto import VERIFY_CHUNK, AutoConfig, AutoMethod, persisted_options
+from .base import exact_copy_pairs, identical_groups
 from .commongrams import CommonGrams
 from .prepared import Prepared
 
@@ -351,8 +352,8 @@ class ParagraphMethod:
         k, pa, pb = self.substitutions(a, np.asarray(da)[look], b, np.asarray(db)[look])
         shares.mark_substituted(look[k], pa, pb)
 
-    def _copy_shares(self, texts: Sequence[str], *, fit: bool) -> DocumentShares:
-        paras = self.paragraphs(texts, fit=fit)
+    def _copy_shares(self, compared: list[str], counts: np.ndarray, *, fit: bool) -> DocumentShares:
+        paras = self.prepared_paragraphs(self.inner.prepare(compared, fit=fit), counts)
         left, right, _stats = candidates_from_keys(*self.usable_sketch(paras))
         cross = paras.doc[left] != paras.doc[right]
         left, right = left[cross], right[cross]
@@ -373,7 +374,7 @@ class ParagraphMethod:
         )
         da, db = paras.doc[pl], paras.doc[pr]  # paragraphs are in document order: da < db
         self.stats = {
-            "documents": len(texts),
+            "documents": len(counts),
             "paragraphs": len(paras),
             "usable_paragraphs": int(paras.usable.sum()),
             "common_grams": len(self.inner.tables.values) if self.inner.tables else 0,
@@ -434,11 +435,40 @@ class ParagraphMethod:
         """Every candidate document pair with its covered shares (the configured evidence)."""
         if self.config.evidence == "topic":
             return self._topic_shares(texts)
-        return self._copy_shares(texts, fit=fit)
+        return self._copy_shares(*self.compared_paragraphs(texts), fit=fit)
+
+    def document_keys(
+        self, texts: Sequence[str], compared: list[str], counts: np.ndarray
+    ) -> list[str]:
+        """What makes two documents exact copies of each other: their compared paragraphs, in
+        order (a document whose paragraphs compare to nothing: its text as written)."""
+        ends = np.cumsum(counts).tolist()
+        starts = [0, *ends[:-1]]
+        keys = ["\n".join(compared[lo:hi]) for lo, hi in zip(starts, ends, strict=True)]
+        return [k or t for k, t in zip(keys, texts, strict=True)]
 
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
+        """Exact copies (identical compared paragraphs) first, each paired with the first
+        document of its text, as ``auto`` does; then the paragraph evidence among one document of
+        each text. A story repeated more often than ``common_min_df`` (or, for ``topic``,
+        ``max_paragraph_docs``) would otherwise make its own paragraphs common and match
+        nothing, and a copy too short to share ``min_shared_chars`` would never be found."""
         cfg = self.config
-        shares = self.shares(texts)
+        compared, counts = self.compared_paragraphs(texts)
+        first, group, copies = identical_groups(self.document_keys(texts, compared, counts))
+        if cfg.evidence == "topic":
+            shares = self._topic_shares([texts[i] for i in first.tolist()])
+        else:
+            shares = self._copy_shares(*_documents(compared, counts, first), fit=True)
+        del compared
+        shares.a, shares.b = first[shares.a], first[shares.b]  # positions in ``texts``
+        self.stats.update(documents=len(texts), exact_copies=len(copies))
+        found = self._decided(shares)
+        return PairSet.concat([exact_copy_pairs(first, group, copies), found])
+
+    def _decided(self, shares: DocumentShares) -> PairSet:
+        """The duplicate pairs among ``shares``; the partial ones and the near misses kept."""
+        cfg = self.config
         keep = shares.duplicate(threshold=cfg.threshold, min_shared=self.min_shared)
         score = shares.score
         self.near_misses = NearMisses()
@@ -472,32 +502,45 @@ class ParagraphMethod:
             evidence=shares.evidence(keep, contained=cfg.contained),
         )
 
-    def _pair(self, a: str, b: str) -> tuple[DocumentShares, np.ndarray]:
-        shares = self.shares([a, b], fit=False)
+    def _pair(self, a: str, b: str) -> tuple[DocumentShares, np.ndarray, bool]:
+        """The shares of one pair, which of them are duplicates, and whether the two are exact
+        copies (identical compared paragraphs: a batch groups them before any pair is judged)."""
+        compared, counts = self.compared_paragraphs([a, b])
+        key_a, key_b = self.document_keys([a, b], compared, counts)
+        if self.config.evidence == "topic":
+            shares = self._topic_shares([a, b])
+        else:
+            shares = self._copy_shares(compared, counts, fit=False)
         keep = shares.duplicate(threshold=self.config.threshold, min_shared=self.min_shared)
-        return shares, keep
+        return shares, keep, key_a == key_b
 
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
-        """The larger covered share of each pair (0 when too little text is shared)."""
+        """The larger covered share of each pair (0 when too little text is shared; 1 for
+        exact copies)."""
         if len(left) != len(right):
             raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
         out = np.zeros(len(left))
         for k, (a, b) in enumerate(zip(left, right, strict=True)):
-            shares, _keep = self._pair(a, b)
+            shares, _keep, exact = self._pair(a, b)
             shared = np.minimum(shares.covered_a, shares.covered_b)
-            if len(shares) and shared[0] >= self.min_shared:
+            if exact:
+                out[k] = 1.0
+            elif len(shares) and shared[0] >= self.min_shared:
                 out[k] = float(shares.score[0])
         return out
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
         cfg = self.config
-        shares, keep = self._pair(a, b)
+        shares, keep, exact = self._pair(a, b)
         found = shares.evidence(np.ones(len(shares), bool), contained=cfg.contained)
         ev = found.get((0, 1), {})
-        duplicate = bool(keep[0]) if len(keep) else False
+        if exact:  # whatever the evidence: grouped as exact copies before any pair is judged
+            ev = {**ev, "share_a": 1.0, "share_b": 1.0, "containment": "mutual"}
+        duplicate = exact or (bool(keep[0]) if len(keep) else False)
         return {
             "method": self.name,
             "evidence": cfg.evidence,
+            "exact_copy": exact,
             "share_a": ev.get("share_a", 0.0),
             "share_b": ev.get("share_b", 0.0),
             "covered_chars_a": ev.get("covered_a", 0.0),
@@ -546,6 +589,18 @@ def _cross_chunks(
         )
         yield k, rows_a[lo_a[k] + offset + within // nb[k]], rows_b[lo_b[k] + within % nb[k]]
         start = stop
+
+
+def _documents(
+    compared: list[str], counts: np.ndarray, documents: np.ndarray
+) -> tuple[list[str], np.ndarray]:
+    """The compared paragraphs of ``documents`` (ascending positions) and their counts."""
+    starts = np.cumsum(counts) - counts
+    chosen = [
+        compared[lo : lo + n]
+        for lo, n in zip(starts[documents].tolist(), counts[documents].tolist(), strict=True)
+    ]
+    return [p for part in chosen for p in part], counts[documents]
 
 
 def _side_share(mine: np.ndarray, other: np.ndarray, verdicts: Any) -> np.ndarray:

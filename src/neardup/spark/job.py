@@ -40,7 +40,7 @@ from .auto import auto_edges
 from .batches import Batch, concat, count_rows, route, size
 from .components import connected_components
 from .ngram import candidate_edges, exact_groups, key_rows, text_hashes
-from .paragraph import compared_batch, copy_edges, paragraph_edges, prints_batch
+from .paragraph import document_batch, paragraph_edges
 from .read import DOC, SKIP, checked_records, spark_format
 from .resolve import resolve
 from .simhash import identical_groups, near_pairs, verified
@@ -80,10 +80,8 @@ def _prepare(
             out["fp"] = method.fingerprinter.fingerprint_many(norm, normalized=True)
         elif name in ("ngram", "auto"):
             out["h"] = text_hashes(norm)  # identical texts meet by it
-        elif method.config.evidence == "copy":  # paragraph: nested paragraph rows
-            out["paragraphs"] = compared_batch(method, texts, out["pos"])
-        else:
-            out["paragraphs"] = prints_batch(method, texts, out["pos"])
+        else:  # paragraph: exact-copy keys and nested paragraph rows
+            out.update(document_batch(method, texts, out["pos"]))
         if keep_text:
             out["norm"] = np.array(norm, dtype=object)
         return out
@@ -208,8 +206,8 @@ def spark_dedup(
 
     # 3. candidate pairs and verification
     edges, engine, common = _edges(
-        prepared, method, options, config, tables=tables, keep_text=keep_text, parts=parts,
-        disk=disk,
+        prepared, method, options, config, tables=tables, keep_text=keep_text, documents=n,
+        parts=parts, disk=disk,
     )  # fmt: skip
     edges = edges.persist(disk)
     n_pairs = count_rows(edges)
@@ -255,18 +253,21 @@ def _edges(
     *,
     tables: Any,
     keep_text: bool,
+    documents: int,
     parts: int,
     disk: Any,
 ) -> tuple[Any, dict[str, Any], Any]:
-    """The method's verified edges, its counts for the summary, and ``auto``'s common-gram
-    table (None for the other methods)."""
+    """The method's verified edges, its counts for the summary, and the common-gram table of
+    ``auto`` and ``paragraph``'s ``copy`` evidence (None for the other methods)."""
     if method == "auto":
         return auto_edges(prepared, options, tables=tables, partitions=parts, storage=disk)
-    if method == "paragraph" and config.evidence == "copy":
-        rows = prepared.map(lambda b: b["paragraphs"])
-        return copy_edges(rows, options, tables=tables, partitions=parts, storage=disk)
+    if method == "paragraph":
+        return paragraph_edges(
+            prepared, options, config, tables=tables, documents=documents, partitions=parts,
+            storage=disk,
+        )  # fmt: skip
     texts = prepared.map(lambda b: {"pos": b["pos"], "norm": b["norm"]}) if keep_text else None
-    stage = {"simhash": _simhash_edges, "ngram": _ngram_edges, "paragraph": _paragraph_edges}
+    stage = {"simhash": _simhash_edges, "ngram": _ngram_edges}
     edges, engine = stage[method](prepared, texts, config, parts, disk)
     return edges, engine, None
 
@@ -483,8 +484,3 @@ def _ngram_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):
         "candidates": n_candidates,
     }
     return edges, info
-
-
-def _paragraph_edges(prepared: Any, texts: Any, config: Any, parts: int, disk: Any):
-    prints = prepared.map(lambda b: b["paragraphs"])
-    return paragraph_edges(prints, config, partitions=parts, storage=disk)

@@ -40,8 +40,19 @@ from ..methods.auto import VERIFY_CHUNK
 from ..methods.paragraph import boilerplate, paragraph_positions
 from ..pairs import method_code
 from .auto import fit_table
-from .batches import Batch, concat, count_rows, pair_codes, pair_ends, route, size, tagged, take
-from .ngram import candidate_edges
+from .batches import (
+    Batch,
+    cogroup,
+    concat,
+    count_rows,
+    pair_codes,
+    pair_ends,
+    route,
+    size,
+    tagged,
+    take,
+)
+from .ngram import candidate_edges, exact_groups, text_hashes
 from .simhash import with_ends
 from .tables import scan, table_rows
 from .workers import worker_method
@@ -49,15 +60,28 @@ from .workers import worker_method
 PARAGRAPH = method_code("paragraph")
 
 
-def prints_batch(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
-    """One row per kept paragraph: fingerprint, document position, index, the document's count."""
+def document_batch(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
+    """Per document: its exact-copy key (``key``, :meth:`ParagraphMethod.document_keys`) and
+    that key's hash (``h``, by which identical documents meet); ``paragraphs``: the nested
+    paragraph rows of the configured evidence (:func:`compared_rows`, :func:`prints_rows`)."""
+    compared, counts = method.compared_paragraphs(texts)
+    keys = method.document_keys(texts, compared, counts)
+    if method.config.evidence == "copy":
+        paragraphs = compared_rows(compared, counts, pos)
+    else:
+        paragraphs = prints_rows(method, texts, pos)
+    return {"h": text_hashes(keys), "key": np.array(keys, dtype=object), "paragraphs": paragraphs}
+
+
+def prints_rows(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
+    """One row per kept paragraph: fingerprint, document position, index, the document's
+    count, and how many of its paragraphs were too short to keep."""
     pp = method.paragraph_prints(texts)
     return {
         "pfp": pp.fingerprints,
         "doc": pos[pp.doc],
         "index": pp.index,
         "count": pp.counts[pp.doc],
-        "short": np.array([pp.skipped_short], np.int64),  # one value per batch, summed later
     }
 
 
@@ -129,10 +153,66 @@ def _decided(
     return tagged(scored, "edges"), int(tagged(scored, "candidates").sum())
 
 
-def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
-    """``(edges, info)`` for topic paragraph rows (see :func:`prints_batch`)."""
-    short = int(prints.map(lambda b: int(b["short"].sum())).sum())
-    rows = prints.map(lambda b: {c: v for c, v in b.items() if c != "short"})
+def paragraph_edges(
+    prepared: Any,
+    options: dict[str, Any],
+    config: Any,
+    *,
+    tables: Any,
+    documents: int,
+    partitions: int,
+    storage: Any,
+) -> tuple[Any, dict[str, Any], Any]:
+    """``(edges, info, table)`` for documents of :func:`document_batch`: exact copies first
+    (identical keys meet by hash; each copy linked to the first document with that key, as
+    :meth:`ParagraphMethod.find_pairs` does), then the configured evidence among the paragraphs
+    of one document per key (``table``: the common-gram table, ``copy`` evidence only)."""
+    _reps, exact = exact_groups(
+        prepared.map(lambda b: {"pos": b["pos"], "h": b["h"], "norm": b["key"]}),
+        partitions=partitions,
+    )
+    exact = exact.persist(storage)
+    n_exact = count_rows(exact)
+    rows = _without_copies(
+        prepared.map(lambda b: b["paragraphs"]), exact, documents=documents, partitions=partitions
+    )
+    if config.evidence == "copy":
+        edges, info, table = copy_edges(
+            rows, options, tables=tables, partitions=partitions, storage=storage
+        )
+    else:
+        (edges, info), table = (
+            topic_edges(rows, config, partitions=partitions, storage=storage),
+            None,
+        )
+    return exact.union(edges), {"exact_copies": n_exact, **info}, table
+
+
+def _without_copies(rows: Any, exact: Any, *, documents: int, partitions: int) -> Any:
+    """The paragraph rows of documents that are no exact copy of an earlier one (``exact``:
+    copy -> first edges), in document order: partition ``k`` holds the ``k``-th range of
+    document positions, its rows sorted by document and paragraph."""
+    bounds = (np.arange(partitions, dtype=np.int64) * documents) // partitions
+    both = cogroup(
+        {"rows": (rows, "doc"), "copies": (exact, "b")}, partitions=partitions, bounds=bounds
+    )
+    return both.mapPartitions(_kept_rows, preservesPartitioning=True)
+
+
+def _kept_rows(parts: Iterator[dict[str, Batch]]) -> Iterator[Batch]:
+    for part in parts:
+        b = part.get("rows")
+        if not size(b):
+            continue
+        copies = part["copies"]["b"] if "copies" in part else np.empty(0, np.int64)
+        b = take(b, np.flatnonzero(~np.isin(b["doc"], copies)))
+        if size(b):
+            yield take(b, np.lexsort((b["index"], b["doc"])))
+
+
+def topic_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
+    """``(edges, info)`` for topic paragraph rows (see :func:`prints_rows`)."""
+    rows = prints
     limit = config.max_paragraph_docs
     kept = route(rows, key="pfp", partitions=partitions).mapPartitions(
         lambda it: _drop_boilerplate(it, limit)
@@ -151,7 +231,6 @@ def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
     edges, candidates = _decided(pairs, config.threshold, 0.0, partitions, storage)
     info = {
         "paragraphs": n_usable + dropped,
-        "short_paragraphs_skipped": short,
         "boilerplate_paragraphs_skipped": dropped,
         "candidate_document_pairs": candidates,
         "blocks": blocks,
@@ -161,9 +240,8 @@ def paragraph_edges(prints: Any, config: Any, *, partitions: int, storage: Any):
 
 
 # -- the copy evidence -----------------------------------------------------------------------------
-def compared_batch(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
+def compared_rows(compared: list[str], counts: np.ndarray, pos: np.ndarray) -> Batch:
     """One row per paragraph: document position, paragraph index, compared text."""
-    compared, counts = method.compared_paragraphs(texts)
     doc, index = paragraph_positions(counts)
     return {"doc": pos[doc], "index": index, "norm": np.array(compared, dtype=object)}
 
