@@ -771,3 +771,28 @@ def test_every_surface_reads_a_byte_order_mark_alike():
     assert parse_json_line(1, b"\xef\xbb\xbf" + line) == parse_json_line(1, line)
     [row] = list(_check_json(iter([(b"\xef\xbb\xbf" + line, 0)]), "text", None))
     assert row[3] == text(1)
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n"])
+def test_a_malformed_line_is_named_alike_with_or_without_its_end(end):
+    """A local file's lines hold their end, Spark's do not: the parser's message said ``line 2
+    column 1`` for the one and ``line 1 column 24`` for the other."""
+    from neardup.readers import parse_json_line
+
+    line = b'{"id": "bad1", "text": '
+    bad = parse_json_line(3, line + end)
+    assert isinstance(bad, Skipped) and bad == parse_json_line(3, line)
+    assert "line 1 column 24" in bad.message
+
+
+@pytest.mark.parametrize("option", [("--text-field", "body"), ("--id-field", "x")])
+def test_field_options_for_a_text_file_are_an_error(tmp_path, capsys, option):
+    """A text file holds one document per line: a field option was taken and ignored
+    (--text-field) or failed at record 1 naming a made-up field (--id-field)."""
+    source = tmp_path / "docs.txt"
+    source.write_text("一篇文章\n另一篇文章\n", encoding="utf-8")
+    assert main(["dedup", str(source), "-o", str(tmp_path / "out"), *option]) == 2
+    err = capsys.readouterr().err
+    assert str(source) in err and option[0] in err and "one document per line" in err
+    assert not (tmp_path / "out").exists()
+    assert main(["dedup", str(source), "-o", str(tmp_path / "out"), "--quiet"]) == 0

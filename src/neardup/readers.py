@@ -309,8 +309,10 @@ def without_bom(line: bytes) -> bytes:
 def parse_json_line(number: int, line: bytes) -> dict[str, Any] | Skipped:
     """One JSON Lines record: the object, or a :class:`Skipped` naming the problem. A byte
     order mark before it (some editors start a file with one) is not part of it: every
-    surface that reads JSON Lines (local, Spark, evaluation) parses lines here."""
-    line = without_bom(line)
+    surface that reads JSON Lines (local, Spark, evaluation) parses lines here. The line's end
+    is not part of it either: Spark's lines come without, and a parser's message would place
+    an error on the next line (``line 2 column 1``) when read with it."""
+    line = without_bom(line).rstrip(b"\r\n")
     try:
         row = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
@@ -353,6 +355,13 @@ class RecordReader:
         if self.format not in FORMATS:
             raise ConfigError(
                 f"format={self.format!r} is not supported; choose one of {', '.join(FORMATS)}"
+            )
+        if self.format == "text" and (text_field != "text" or id_field is not None):
+            option = "--text-field" if text_field != "text" else "--id-field"
+            raise ConfigError(
+                f"{self.path}: {option} names a field of JSON Lines, CSV/TSV or Parquet records; "
+                "a text file holds one document per line (its id is the line number): drop "
+                f"{option}, or pass --format if the file is not plain text"
             )
         self.text_field = text_field
         self.id_field = id_field
@@ -522,11 +531,7 @@ class RecordReader:
                 except UnicodeDecodeError as exc:
                     yield self.bad(number, None, "invalid_utf8", f"not valid UTF-8 ({exc.reason})")
                     continue
-                yield self.record(
-                    number,
-                    {"text": text} if self.text_field == "text" else {self.text_field: text},
-                    line,
-                )
+                yield self.record(number, {"text": text}, line)
 
 
 def read_records(path: str | os.PathLike, **options: Any) -> RecordReader:
