@@ -594,7 +594,8 @@ def test_heard_grams_keep_the_written_rarity_and_old_stores_open():
 
 def test_paragraph_copy_shares_equal_python_oracle():
     """Document pairs of the ``copy`` evidence equal a Python aggregation over every pair of
-    usable paragraphs that share a sketch key (judged by the same copy rule)."""
+    usable paragraphs that share a sketch key (judged by the same copy rule; contained
+    paragraphs only beside a whole match of their document pair)."""
     import gzip
 
     from conftest import SHARED_DATA
@@ -623,10 +624,15 @@ def test_paragraph_copy_shares_equal_python_oracle():
         if paras.doc[i] != paras.doc[j] and keys[i] & keys[j]
     ]
     ia, ib = (np.array(x, np.int64) for x in zip(*cand, strict=True))
-    ok, ca, cb = method.matched(paras, ia, paras, ib)
+    ok, whole, ca, cb = method.matches(paras, ia, paras, ib)
+    # contained paragraphs count only in a document pair with a whole match
+    anchors = {
+        (int(paras.doc[i]), int(paras.doc[j])) for i, j in zip(ia[whole], ib[whole], strict=True)
+    }
+    assert (~whole & ok).any()  # the corpus has contained paragraphs
     best: dict = {}
     for i, j, good, x, y in zip(ia, ib, ok, ca, cb, strict=True):
-        if good:
+        if good and (int(paras.doc[i]), int(paras.doc[j])) in anchors:
             pair = (int(paras.doc[i]), int(paras.doc[j]))
             got = best.setdefault(pair, ({}, {}))
             got[0][int(i)] = max(got[0].get(int(i), 0.0), float(x))
@@ -1555,3 +1561,39 @@ def test_copy_rule_inserted_block_needs_text_of_its_own_on_the_other_side():
     assert not _inserted_block(leader, common("全国人大常委会委员长") + list("赵"))
     assert not _inserted_block(list("安阳市文峰区"), list("银川市兴庆区"))
     assert not _inserted_block(header, [])
+
+
+def _long_paragraph_stories() -> list[str]:
+    import json
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "sample_zh.jsonl"
+    stories = [json.loads(x)["text"] for x in sample.read_text(encoding="utf-8").splitlines()]
+    return [s for s in stories if sum(len(p) >= 80 for p in s.split("\n")) >= 3]
+
+
+@pytest.mark.parametrize("story", range(5))
+def test_padded_paragraphs_of_a_copy_count_beside_a_whole_one(story):
+    """A copy that keeps its first paragraph whole and pads every other one with three
+    paragraphs of another story: each padded paragraph holds its source whole, but as under
+    half of it the copy rule alone matches none of them (share ~0.1–0.3). With contained
+    paragraphs (the default) they count, anchored by the whole one; a text that pads every
+    paragraph (no whole one: a follow-up quoting a speech) still matches nothing."""
+    from neardup.methods import create
+
+    good = _long_paragraph_stories()
+    source = good[story]
+    paras = [p for p in source.split("\n") if p.strip()]
+    donor = [p for p in good[story + 10].split("\n") if len(p) >= 60]
+
+    def padded(k: int, p: str) -> str:
+        return p + "".join(donor[(k + j) % len(donor)] for j in range(3))
+
+    copy = "\n".join([paras[0]] + [padded(k, p) for k, p in enumerate(paras[1:])])
+    quoting = "\n".join(padded(k, p) for k, p in enumerate(paras))
+    default, without = create("paragraph"), create("paragraph", contained_paragraphs=False)
+    assert default.compare(source, copy)["duplicate"]
+    found = without.compare(source, copy)
+    assert not found["duplicate"] and found["share_a"] < 0.3
+    for method in (default, without):
+        assert not method.compare(source, quoting)["duplicate"]

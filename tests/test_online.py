@@ -228,20 +228,21 @@ def test_paragraph_detector_equals_pairwise_shares(tmp_path, overlap):
         Detector(store=open_store(url, read_only=True), method="paragraph", threshold=0.7)
 
 
-def test_paragraph_store_of_written_grams_reopens_with_heard_grams_false(tmp_path):
-    """A ``paragraph`` store written with grams as written holds exactly the parameters of a
-    store built before the ``heard_grams`` option: it reopens with ``heard_grams=false`` and
-    is refused, naming the option, with the new default."""
+@pytest.mark.parametrize("option", ["heard_grams", "contained_paragraphs"])
+def test_paragraph_store_built_before_an_option_reopens_with_it_false(tmp_path, option):
+    """A ``paragraph`` store written with an option off (grams as written; no contained
+    paragraphs) holds exactly the parameters of a store built before the option: it reopens
+    with the option false and is refused, naming the option, with the new default."""
     url = f"sqlite:///{tmp_path}/p.db"
-    det = Detector(store=open_store(url), method="paragraph", heard_grams=False)
+    det = Detector(store=open_store(url), method="paragraph", **{option: False})
     det.add("a", BASE + "\n" + BASE[::-1])
     det.close()
-    assert "heard_grams" not in str(open_store(url, read_only=True).meta())
+    assert option not in str(open_store(url, read_only=True).meta())
     store = open_store(url)
-    with pytest.raises(IncompatibleIndexError, match="heard_grams: stored None, now True"):
+    with pytest.raises(IncompatibleIndexError, match=f"{option}: stored None, now True"):
         Detector(store=store, method="paragraph")
     store.close()
-    again = Detector(store=open_store(url), method="paragraph", heard_grams=False)
+    again = Detector(store=open_store(url), method="paragraph", **{option: False})
     assert len(again) == 1
     again.close()
 

@@ -112,12 +112,25 @@ def document_shares(
     covered_b: np.ndarray,
     total_a: np.ndarray,
     total_b: np.ndarray,
+    *,
+    whole: np.ndarray | None = None,
 ) -> DocumentShares:
     """Aggregate matched paragraph rows (one per paragraph pair, ``doc_a < doc_b``) into
     document pairs. ``covered_*``: the weight each row covers on that side; ``total_*``: the
-    document's whole weight (the same on every row of a document)."""
+    document's whole weight (the same on every row of a document). ``whole`` (default: every
+    row): which rows are whole matches; the others (contained paragraphs) count only in a
+    document pair with at least one whole row, and are dropped elsewhere."""
     doc_a = np.asarray(doc_a, np.int64)
     doc_b = np.asarray(doc_b, np.int64)
+    if whole is not None and len(doc_a):
+        whole = np.asarray(whole, np.bool_)
+        key = (doc_a << 32) | doc_b
+        anchored = whole | np.isin(key, key[whole])
+        if not anchored.all():
+            doc_a, doc_b = doc_a[anchored], doc_b[anchored]
+            para_a, para_b = np.asarray(para_a)[anchored], np.asarray(para_b)[anchored]
+            covered_a, covered_b = np.asarray(covered_a)[anchored], np.asarray(covered_b)[anchored]
+            total_a, total_b = np.asarray(total_a)[anchored], np.asarray(total_b)[anchored]
     if len(doc_a) and not (doc_a < doc_b).all():
         raise ValueError("document_shares needs rows oriented doc_a < doc_b")
     key = (doc_a << 32) | doc_b

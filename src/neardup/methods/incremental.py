@@ -524,7 +524,7 @@ class ParagraphOnline:
             stored = [self.docs[d] for d in ids]
             base = np.cumsum([0] + [len(s) for s in stored])[:-1]
             merged = _merge_paragraphs(self.method, stored)
-            ok, cq, cs = self.method.matched(doc.state, qi, merged, base[dj] + pj)
+            ok, whole, cq, cs = self.method.matches(doc.state, qi, merged, base[dj] + pj)
             totals = np.array([int(s.total[0]) for s in stored], np.int64)
             shares = document_shares(
                 dj[ok],
@@ -535,6 +535,7 @@ class ParagraphOnline:
                 cq[ok],
                 totals[dj[ok]],
                 np.full(int(ok.sum()), int(doc.state.total[0])),
+                whole=whole[ok],
             )
             query = np.zeros(len(shares), np.int64)  # the query is document 0 of its own
             self.method.veto_substituted(shares, merged, shares.a, doc.state, query)

@@ -13,7 +13,13 @@ Each document is split into paragraphs (its line breaks). Which paragraphs match
   they were), bottom-k sketch candidates and the copy rule of :mod:`neardup.copyrule`
   (contained, and no substituted number, date or name). A paragraph with fewer than
   ``min_paragraph_grams`` rare grams carries no evidence. A matched paragraph covers its
-  characters, times the share of it the match holds.
+  characters, times the share of it the match holds. With ``contained_paragraphs`` (on), a
+  paragraph contained in a longer one matches too, however little of the longer it covers (a
+  paragraph a copy padded with inserted sentences, or cut short by truncation), covering on
+  each side what the match holds — but only in a document pair that also shares a *whole*
+  paragraph (a copy by the rule, covering at least half of the longer): a copy keeps some of
+  its source's paragraphs whole, while a follow-up that quotes sentences of a speech, each a
+  short paragraph of its own inside a long one of the speech, shares none.
 - ``topic`` (the reference's DRPKP fingerprint, :mod:`neardup.drpkp`): paragraphs within
   ``max_distance`` of each other's weighted topic-word SimHash match; every kept paragraph weighs
   1; fingerprints held by more than ``max_paragraph_docs`` documents are boilerplate.
@@ -32,7 +38,7 @@ too small a share to be duplicates are *partial duplicates*: reported (``related
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -53,6 +59,9 @@ from .commongrams import CommonGrams
 from .prepared import Prepared
 
 EVIDENCE = ("copy", "topic")
+# the copy rule's coverage floor for a contained paragraph (``contained_paragraphs``): none in
+# effect (the rule takes a share in (0, 1]); the document share counts what it covers
+CONTAINED_COVERAGE = 0.01
 CROSS_CHUNK = 1 << 20  # paragraph pairs of candidate documents built at a time (memory)
 
 
@@ -76,6 +85,7 @@ class ParagraphConfig:
     version_coverage: float = 0.5
     overlap: float | None = None
     heard_grams: bool = True
+    contained_paragraphs: bool = True
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
@@ -85,6 +95,10 @@ class ParagraphConfig:
                 "are copies, the default) or 'topic' (the reference's topic-word fingerprints)"
             )
         HammingConfig(max_distance=self.max_distance, blocks=self.blocks)
+        if not isinstance(self.contained_paragraphs, bool):
+            raise ConfigError(
+                f"contained_paragraphs={self.contained_paragraphs!r} must be true or false"
+            )
         for name in ("threshold", "contained", "version_coverage", "overlap"):
             value = getattr(self, name)
             if name == "overlap" and value is None:
@@ -185,6 +199,8 @@ class ParagraphMethod:
     def persisted(self) -> dict[str, Any]:
         """What defines stored data (checked when a store is reopened)."""
         config = persisted_options(self.config)
+        if not config["contained_paragraphs"]:
+            del config["contained_paragraphs"]  # what stores built before the option decide
         if self.config.evidence == "topic":
             return config
         return {**self.inner.persisted(), **config}
@@ -239,7 +255,7 @@ class ParagraphMethod:
         np.cumsum(sizes, out=new[1:])
         return values[keep], new
 
-    def matched(
+    def matches(
         self,
         a: Paragraphs,
         ia: np.ndarray,
@@ -247,27 +263,72 @@ class ParagraphMethod:
         ib: np.ndarray,
         *,
         copies_only: bool = False,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Which candidate paragraph pairs ``(a[ia[k]], b[ib[k]])`` match, and the characters
-        each covers on either side: copies (the copy rule), and, when the ``overlap`` option
-        is set (and not ``copies_only``), also pairs that are not copies but share at least that
-        share of the smaller one's rare grams (:meth:`_overlapping`)."""
+        contained: bool | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Which candidate paragraph pairs ``(a[ia[k]], b[ib[k]])`` match, which of them are
+        *whole* matches, and the characters each covers on either side. Whole: copies (the copy
+        rule), and, when the ``overlap`` option is set (and not ``copies_only``), also pairs
+        that are not copies but share at least that share of the smaller one's rare grams
+        (:meth:`_overlapping`). ``contained``
+        (default: the ``contained_paragraphs`` option): a pair rejected as a copy only because
+        the shorter covers too little of the longer matches too, not whole — it counts only in
+        a document pair with a whole match (:func:`neardup.containment.document_shares`)."""
+        if contained is None:
+            contained = self.config.contained_paragraphs
         verdicts, checked, _short = self.inner.judge(a.prepared, ia, b.prepared, ib)
         ok = np.zeros(len(ia), np.bool_)
         frac_a = np.zeros(len(ia))
         frac_b = np.zeros(len(ia))
         ok[checked] = verdicts.copy
-        ga = np.diff(a.prepared.grams[1])[ia[checked]]
-        gb = np.diff(b.prepared.grams[1])[ib[checked]]
-        frac_a[checked] = _side_share(ga, gb, verdicts)
-        frac_b[checked] = _side_share(gb, ga, verdicts)
+        self._fractions(a, ia, b, ib, checked, verdicts, frac_a, frac_b)
         if self.config.overlap is not None and not copies_only:
             rest = np.flatnonzero(~ok)
             hit, share_a, share_b = self._overlapping(a, ia[rest], b, ib[rest])
             ok[rest[hit]] = True
             frac_a[rest[hit]] = share_a
             frac_b[rest[hit]] = share_b
-        return ok, a.chars[ia] * frac_a, b.chars[ib] * frac_b
+        whole = ok.copy()
+        if contained and not copies_only:
+            rest = np.flatnonzero(~ok)
+            hit, cov_a, cov_b = self.contained_matches(a, ia[rest], b, ib[rest])
+            ok[rest[hit]] = True
+            frac_a[rest[hit]] = cov_a
+            frac_b[rest[hit]] = cov_b
+        return ok, whole, a.chars[ia] * frac_a, b.chars[ib] * frac_b
+
+    def contained_matches(
+        self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pairs that are copies by the copy rule without its coverage floor (the shorter
+        contained in the longer, however little of it it covers), and the share of each side
+        the match holds (:func:`_side_share`)."""
+        judge = AutoMethod(
+            replace(self.inner.config, coverage=CONTAINED_COVERAGE), tables=self.inner.tables
+        )
+        verdicts, checked, _short = judge.judge(a.prepared, ia, b.prepared, ib)
+        frac_a = np.zeros(len(ia))
+        frac_b = np.zeros(len(ia))
+        self._fractions(a, ia, b, ib, checked, verdicts, frac_a, frac_b)
+        hit = np.zeros(len(ia), np.bool_)
+        hit[checked] = verdicts.copy
+        return hit, frac_a[hit], frac_b[hit]
+
+    @staticmethod
+    def _fractions(
+        a: Paragraphs,
+        ia: np.ndarray,
+        b: Paragraphs,
+        ib: np.ndarray,
+        checked: np.ndarray,
+        verdicts: Any,
+        frac_a: np.ndarray,
+        frac_b: np.ndarray,
+    ) -> None:
+        """Fill in the share of each side of the ``checked`` pairs their verdict holds."""
+        ga = np.diff(a.prepared.grams[1])[ia[checked]]
+        gb = np.diff(b.prepared.grams[1])[ib[checked]]
+        frac_a[checked] = _side_share(ga, gb, verdicts)
+        frac_b[checked] = _side_share(gb, ga, verdicts)
 
     def _overlapping(
         self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
@@ -314,7 +375,7 @@ class ParagraphMethod:
         for k, ia, ib in _cross_chunks(a, da, b, db):
             ok = np.concatenate(
                 [
-                    self.matched(a, ia[lo:hi], b, ib[lo:hi], copies_only=True)[0]
+                    self.matches(a, ia[lo:hi], b, ib[lo:hi], copies_only=True)[0]
                     for lo, hi in chunk_ranges(len(k), VERIFY_CHUNK)
                 ]
             )
@@ -358,11 +419,37 @@ class ParagraphMethod:
         cross = paras.doc[left] != paras.doc[right]
         left, right = left[cross], right[cross]
         rows: list[tuple[np.ndarray, ...]] = []
+        rejected: list[tuple[np.ndarray, np.ndarray]] = []
         for lo in range(0, len(left), VERIFY_CHUNK):
             pl, pr = left[lo : lo + VERIFY_CHUNK], right[lo : lo + VERIFY_CHUNK]
-            ok, ca, cb = self.matched(paras, pl, paras, pr)
-            rows.append((pl[ok], pr[ok], ca[ok], cb[ok]))
-        pl, pr, ca, cb = (
+            ok, _whole, ca, cb = self.matches(paras, pl, paras, pr, contained=False)
+            rows.append((pl[ok], pr[ok], ca[ok], cb[ok], np.ones(int(ok.sum()), np.bool_)))
+            rejected.append((pl[~ok], pr[~ok]))
+        if self.config.contained_paragraphs and rows:
+            # contained paragraphs count only beside a whole match of their document pair
+            # (document_shares drops the others): only those pairs' rejected rows are judged
+            whole_pairs = np.unique(
+                np.concatenate([(paras.doc[r[0]] << 32) | paras.doc[r[1]] for r in rows])
+            )
+            pl = np.concatenate([r[0] for r in rejected])
+            pr = np.concatenate([r[1] for r in rejected])
+            near = np.isin((paras.doc[pl] << 32) | paras.doc[pr], whole_pairs)
+            pl, pr = pl[near], pr[near]
+            for lo in range(0, len(pl), VERIFY_CHUNK):
+                ql, qr = pl[lo : lo + VERIFY_CHUNK], pr[lo : lo + VERIFY_CHUNK]
+                hit, fa, fb = self.contained_matches(paras, ql, paras, qr)
+                ql, qr = ql[hit], qr[hit]
+                rows.append(
+                    (
+                        ql,
+                        qr,
+                        paras.chars[ql] * fa,
+                        paras.chars[qr] * fb,
+                        np.zeros(len(ql), np.bool_),
+                    )
+                )
+        del rejected
+        pl, pr, ca, cb, whole = (
             (np.concatenate(c) for c in zip(*rows, strict=True))
             if rows
             else (
@@ -370,6 +457,7 @@ class ParagraphMethod:
                 np.empty(0, np.int64),
                 np.empty(0),
                 np.empty(0),
+                np.empty(0, np.bool_),
             )
         )
         da, db = paras.doc[pl], paras.doc[pr]  # paragraphs are in document order: da < db
@@ -380,6 +468,7 @@ class ParagraphMethod:
             "common_grams": len(self.inner.tables.values) if self.inner.tables else 0,
             "candidate_paragraph_pairs": len(left),
             "matched_paragraph_pairs": len(pl),
+            "contained_paragraph_pairs": int((~whole).sum()),
         }
         shares = document_shares(
             da,
@@ -390,6 +479,7 @@ class ParagraphMethod:
             cb,
             paras.total[da],
             paras.total[db],
+            whole=whole,
         )
         self.veto_substituted(shares, paras, shares.a, paras, shares.b)
         self.stats["substituted_document_pairs"] = int((shares.substituted > 0).sum())

@@ -13,7 +13,7 @@ document pair.
 3. each paragraph's rare grams are counted with it (its weight; its document's total, since a
    document's paragraphs stay in one batch) and the usable paragraphs' sketch keys meet by key;
 4. candidate paragraph pairs meet both compared texts by paragraph number and are judged by
-   :meth:`ParagraphMethod.matched` (the copy rule) on the executors;
+   :meth:`ParagraphMethod.matches` (the copy rule) on the executors;
 5. the document pairs that are duplicates by their shares meet both documents' paragraphs and
    are dropped when :meth:`ParagraphMethod.substitutions` finds a paragraph restated with other
    values (two stories from one template), as locally.
@@ -111,6 +111,7 @@ def _scan(batches: Iterator[Batch], masks: tuple[int, ...], k: int) -> Iterator[
             "ib": b["index"][right],
             "wa": np.ones(len(left)),  # every topic paragraph weighs 1
             "wb": np.ones(len(left)),
+            "whole": np.ones(len(left), np.bool_),
             "ta": b["count"][left],
             "tb": b["count"][right],
         }
@@ -125,7 +126,9 @@ def _shares(
     if not size(b):
         return
     doc_a, doc_b = pair_ends(b["pair"])
-    shares = document_shares(doc_a, doc_b, b["ia"], b["ib"], b["wa"], b["wb"], b["ta"], b["tb"])
+    shares = document_shares(
+        doc_a, doc_b, b["ia"], b["ib"], b["wa"], b["wb"], b["ta"], b["tb"], whole=b["whole"]
+    )
     keep = shares.candidate(threshold=threshold, min_shared=min_shared)  # substitutions: later
     yield "candidates", len(shares)
     yield (
@@ -284,11 +287,11 @@ def _matched(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[B
             method.inner.prepare(list(texts)), np.ones(len(texts), np.int64)
         )
         where = where.reshape(-1)
-        ok = np.zeros(m, np.bool_)
+        ok, whole = np.zeros(m, np.bool_), np.zeros(m, np.bool_)
         wa, wb = np.zeros(m), np.zeros(m)
         for lo in range(0, m, VERIFY_CHUNK):  # bounded memory, as on one machine
             hi = min(m, lo + VERIFY_CHUNK)
-            ok[lo:hi], wa[lo:hi], wb[lo:hi] = method.matched(
+            ok[lo:hi], whole[lo:hi], wa[lo:hi], wb[lo:hi] = method.matches(
                 paras, where[lo:hi], paras, where[m + lo : m + hi]
             )
         yield {
@@ -297,6 +300,7 @@ def _matched(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[B
             "ib": b["index_b"][ok],
             "wa": wa[ok],
             "wb": wb[ok],
+            "whole": whole[ok],
             "ta": b["total_a"][ok],
             "tb": b["total_b"][ok],
         }
