@@ -228,10 +228,10 @@ def test_paragraph_detector_equals_pairwise_shares(tmp_path, overlap):
         Detector(store=open_store(url, read_only=True), method="paragraph", threshold=0.7)
 
 
-@pytest.mark.parametrize("option", ["heard_grams", "contained_paragraphs"])
+@pytest.mark.parametrize("option", ["heard_grams", "contained_paragraphs", "unwrap_lines"])
 def test_paragraph_store_built_before_an_option_reopens_with_it_false(tmp_path, option):
     """A ``paragraph`` store written with an option off (grams as written; no contained
-    paragraphs) holds exactly the parameters of a store built before the option: it reopens
+    paragraphs; every line break a paragraph break) holds exactly the parameters of a store built before the option: it reopens
     with the option false and is refused, naming the option, with the new default."""
     url = f"sqlite:///{tmp_path}/p.db"
     det = Detector(store=open_store(url), method="paragraph", **{option: False})

@@ -169,11 +169,12 @@ class ParagraphPrints:
 
 
 def topic_prints(
-    texts: Sequence[str], *, normalize: NormalizeConfig, min_words: int
+    texts: Sequence[str], *, normalize: NormalizeConfig, min_words: int, unwrap: bool = True
 ) -> ParagraphPrints:
     """Topic-word fingerprints of every paragraph of ``texts`` with at least ``min_words`` topic
-    words (the others are counted in ``skipped_short``)."""
-    paras_per_doc = [split_paragraphs(t) for t in texts]
+    words (the others are counted in ``skipped_short``); ``unwrap``: join hard-wrapped lines
+    (:func:`neardup.features.paragraphs`)."""
+    paras_per_doc = [split_paragraphs(t, unwrap=unwrap) for t in texts]
     flat = [p for ps in paras_per_doc for p in ps]
     norm = normalize_many(flat, normalize)
     feats: list[str] = []

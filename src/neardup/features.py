@@ -20,6 +20,15 @@ import numpy as np
 _WORDCHAR = re.compile(r"[^\W_]")
 _PARAGRAPH_SPLIT = re.compile(r"\s*\n\s*")
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;])|\n")
+# soft wraps (:func:`paragraphs`): a line that ends a sentence (terminal punctuation, maybe
+# closed by quotes or brackets), a list item's first line, a CJK line
+_SENTENCE_END = re.compile(r"[.!?;:。！？；：…][\"'”’»)\]]*\s*$")
+_DIGIT = re.compile(r"\d")
+_LIST_ITEM = re.compile(r"(?:[-*•·–—▪●○◦►]|\(?\d{1,2}[.)]|\(\w\))\s")
+_CJK = re.compile(
+    "[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f"
+    "\uff00-\uffef\U00020000-\U0003ffff]"
+)
 
 
 def char_ngrams(text: str, n: int) -> list[str]:
@@ -79,13 +88,73 @@ def word_shingles(tokens: Sequence[str], n: int) -> list[str]:
     return [" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
 
 
-def paragraphs(text: str) -> list[str]:
-    """Non-empty paragraphs: the text split at line breaks (blank lines included).
+def soft_wrap(line: str, following: str) -> bool:
+    """Is the line break between two non-blank lines a soft wrap (hard-wrapped prose: the
+    paragraph goes on)? Yes when ``line`` does not end a sentence (``. ! ? ; : …`` and their
+    CJK forms, maybe followed by closing quotes or brackets), ``following`` is not indented and
+    does not open a list item (``- * •``, ``1.``, ``1)``, ``(1)``, ``(a)``), both hold a letter or
+    digit (``---`` is a separator), they are not both rows of figures (at least half of the
+    words of each hold a digit: a table's rows, ``MAY7  287 1/2 UP  1 1/4``) and neither holds a
+    CJK character (CJK text breaks lines between paragraphs and list items only).
+
+    >>> soft_wrap("the money market with", "assistance of 100 mln stg.")
+    True
+    >>> soft_wrap("services sector.", "A Benetton spokeswoman said"), soft_wrap("said", "    A")
+    (False, False)
+    >>> soft_wrap("Key points", "- one"), soft_wrap("增长46.2%", "1—6月，中欧班列")
+    (False, False)
+    >>> soft_wrap("MAY7  287 1/2 UP  1 1/4", "JUL7  273 1/2 UP   3/4")
+    False
+    """
+    return (
+        not following[:1].isspace()
+        and _SENTENCE_END.search(line) is None
+        and _LIST_ITEM.match(following) is None
+        and _WORDCHAR.search(line) is not None
+        and _WORDCHAR.search(following) is not None
+        and _CJK.search(line) is None
+        and _CJK.search(following) is None
+        and not (_figures(line) and _figures(following))
+    )
+
+
+def _figures(line: str) -> bool:
+    """At least half of the words of ``line`` (two or more) hold a digit: a row of a table."""
+    tokens = line.split()
+    return len(tokens) >= 2 and 2 * sum(_DIGIT.search(t) is not None for t in tokens) >= len(tokens)
+
+
+def paragraphs(text: str, *, unwrap: bool = True) -> list[str]:
+    r"""Non-empty paragraphs, stripped: the text split at line breaks (blank lines included),
+    except that with ``unwrap`` (the default) the lines of hard-wrapped prose (newswire wrapped
+    at 65 characters, paragraphs marked by an indented line) are joined by a space into their
+    paragraph: a break is kept unless it is a :func:`soft_wrap`. ``unwrap=False``: every line
+    break is a paragraph break (the splitting before ``unwrap`` existed).
+
+    >>> paragraphs("Prices rose in\nMarch, it said.\n    Output fell.\nShr 1 ct\n    Net 2")
+    ['Prices rose in March, it said.', 'Output fell.', 'Shr 1 ct', 'Net 2']
+    >>> paragraphs("Prices rose in\nMarch.", unwrap=False)
+    ['Prices rose in', 'March.']
 
     Call this on text whose line breaks survive (raw text, or normalised paragraph by paragraph):
     normalisation folds line breaks into spaces.
     """
-    return [p for p in _PARAGRAPH_SPLIT.split(text.strip()) if p]
+    text = text.strip()
+    if not unwrap or "\n" not in text:
+        return [p for p in _PARAGRAPH_SPLIT.split(text) if p]
+    out: list[str] = []
+    previous = ""  # the previous line, "" after a blank one
+    for line in text.split("\n"):
+        body = line.strip()
+        if not body:
+            previous = ""
+        elif previous and soft_wrap(previous, line):
+            out[-1] += " " + body
+        else:
+            out.append(body)
+        if body:
+            previous = line
+    return out
 
 
 def sentences(text: str) -> list[str]:

@@ -1,8 +1,9 @@
 """The ``paragraph`` method: documents that share paragraphs — reposts with commentary, excerpts,
 digests, a story with a new lead — found, scored both ways and explained (reference 002).
 
-Each document is split into paragraphs (its line breaks). Which paragraphs match is the
-*evidence*:
+Each document is split into paragraphs (its line breaks; with ``unwrap_lines``, on, the lines
+of hard-wrapped prose are joined into their paragraph: :func:`neardup.features.paragraphs`).
+Which paragraphs match is the *evidence*:
 
 - ``copy`` (the default, chosen by measurement: docs/quality.md): a paragraph is compared as the
   ``auto`` method compares documents — compared text (markup, punctuation and script variants
@@ -86,6 +87,7 @@ class ParagraphConfig:
     overlap: float | None = None
     heard_grams: bool = True
     contained_paragraphs: bool = True
+    unwrap_lines: bool = True
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
@@ -95,10 +97,9 @@ class ParagraphConfig:
                 "are copies, the default) or 'topic' (the reference's topic-word fingerprints)"
             )
         HammingConfig(max_distance=self.max_distance, blocks=self.blocks)
-        if not isinstance(self.contained_paragraphs, bool):
-            raise ConfigError(
-                f"contained_paragraphs={self.contained_paragraphs!r} must be true or false"
-            )
+        for name in ("contained_paragraphs", "unwrap_lines"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
         for name in ("threshold", "contained", "version_coverage", "overlap"):
             value = getattr(self, name)
             if name == "overlap" and value is None:
@@ -199,8 +200,9 @@ class ParagraphMethod:
     def persisted(self) -> dict[str, Any]:
         """What defines stored data (checked when a store is reopened)."""
         config = persisted_options(self.config)
-        if not config["contained_paragraphs"]:
-            del config["contained_paragraphs"]  # what stores built before the option decide
+        for option in ("contained_paragraphs", "unwrap_lines"):
+            if not config[option]:
+                del config[option]  # what stores built before the option decide (and hold)
         if self.config.evidence == "topic":
             return config
         return {**self.inner.persisted(), **config}
@@ -228,7 +230,7 @@ class ParagraphMethod:
     def compared_paragraphs(self, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The compared text of every paragraph of ``texts``, in order, and how many each
         document has (the first step of :meth:`paragraphs`)."""
-        per_doc = [split_paragraphs(t) for t in texts]
+        per_doc = [split_paragraphs(t, unwrap=self.config.unwrap_lines) for t in texts]
         counts = np.array([len(p) for p in per_doc], np.int64)
         return self.inner.compared([p for ps in per_doc for p in ps]), counts
 
@@ -490,7 +492,12 @@ class ParagraphMethod:
         """Topic-word fingerprints of the paragraphs (:func:`neardup.drpkp.topic_prints`)."""
         from ..drpkp import topic_prints
 
-        return topic_prints(texts, normalize=self.config.normalize, min_words=self.config.min_words)
+        return topic_prints(
+            texts,
+            normalize=self.config.normalize,
+            min_words=self.config.min_words,
+            unwrap=self.config.unwrap_lines,
+        )
 
     def _topic_shares(self, texts: Sequence[str]) -> DocumentShares:
         cfg = self.config
