@@ -165,8 +165,9 @@ def build(background: int, per_kind: int, seed: int, language: str = "zh"):
 def shared_passages(a: str, b: str, *, run: int = 10) -> int:
     """Characters of ``a`` and ``b`` (white space removed) in common passages of at least ``run``
     characters, in any order: the passages of a longest common subsequence (rapidfuzz's
-    bit-parallel alignment), cut out of both, and again until none is left (a passage the other
-    text holds elsewhere is found by a later round)."""
+    bit-parallel alignment) cut out of both, and again; when an alignment holds none, a passage
+    that moved (the other text holds it elsewhere) is found from a shared ``run``-character
+    seed (:func:`_moved_passage`), cut out, and the alignment tried again."""
     from rapidfuzz.distance import Indel
 
     a, b = "".join(a.split()), "".join(b.split())
@@ -178,11 +179,30 @@ def shared_passages(a: str, b: str, *, run: int = 10) -> int:
             if op.tag == "equal" and op.src_end - op.src_start >= run
         ]
         if not blocks:
-            return total
+            moved = _moved_passage(a, b, run)
+            if moved is None:
+                return total
+            blocks = [moved]
         total += sum(n for _, _, n in blocks)
         for i, j, n in sorted(blocks, reverse=True):  # distinct marks: a cut matches nothing
             a = a[:i] + "\x00" + a[i + n :]
             b = b[:j] + "\x01" + b[j + n :]
+
+
+def _moved_passage(a: str, b: str, run: int) -> tuple[int, int, int] | None:
+    """A common passage of at least ``run`` characters, ``(start in a, start in b, length)``,
+    grown both ways from the first ``run`` characters of ``a`` that ``b`` holds (None: none)."""
+    seeds = {b[j : j + run]: j for j in range(len(b) - run, -1, -1)}
+    for i in range(len(a) - run + 1):
+        j = seeds.get(a[i : i + run])
+        if j is not None:
+            while i and j and a[i - 1] == b[j - 1]:
+                i, j = i - 1, j - 1
+            n = run
+            while i + n < len(a) and j + n < len(b) and a[i + n] == b[j + n]:
+                n += 1
+            return i, j, n
+    return None
 
 
 def minhash_pairs(texts: list[str], threshold: float = 0.5) -> set[tuple[int, int]]:

@@ -38,3 +38,14 @@ def test_shared_passages_counts_planted_passages_in_any_order(seed):
 def test_shared_passages_ignores_passages_shorter_than_a_run():
     assert bench_partial.shared_passages("abc" + SHARED[:9] + "def", "xyz" + SHARED[:9]) == 0
     assert bench_partial.shared_passages("abc" + SHARED[:10], "xyz" + SHARED[:10]) == 10
+
+
+def test_shared_passages_finds_a_passage_that_moved_past_the_alignment():
+    """One shared passage at the start of one text and the end of the other, beside unrelated
+    text of a small alphabet: the longest alignment threads through the unrelated text (no
+    common run of 10 there) and holds no block of the passage, yet it is shared text."""
+    rng = random.Random(0)
+    passage = SHARED[:71]
+    a = passage + "".join(rng.choice("甲乙丙丁") for _ in range(400))
+    b = "".join(rng.choice("甲乙丙丁") for _ in range(400)) + passage
+    assert bench_partial.shared_passages(a, b) == 71

@@ -796,3 +796,9 @@ def test_field_options_for_a_text_file_are_an_error(tmp_path, capsys, option):
     assert str(source) in err and option[0] in err and "one document per line" in err
     assert not (tmp_path / "out").exists()
     assert main(["dedup", str(source), "-o", str(tmp_path / "out"), "--quiet"]) == 0
+    if option[0] == "--text-field":  # beside records, the option is theirs: the text file's
+        records = tmp_path / "docs.jsonl"  # lines are read as its texts, as before
+        records.write_text('{"body": "第三篇文章的内容"}\n', encoding="utf-8")
+        out = tmp_path / "mixed"
+        assert main(["dedup", str(records), str(source), "-o", str(out), *option, "--quiet"]) == 0
+        assert json.loads((out / "summary.json").read_text())["counts"]["documents"] == 3

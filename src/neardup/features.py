@@ -142,19 +142,19 @@ def paragraphs(text: str, *, unwrap: bool = True) -> list[str]:
     text = text.strip()
     if not unwrap or "\n" not in text:
         return [p for p in _PARAGRAPH_SPLIT.split(text) if p]
-    out: list[str] = []
+    out: list[list[str]] = []  # each paragraph's lines, joined once (linear in the text)
     previous = ""  # the previous line, "" after a blank one
     for line in text.split("\n"):
         body = line.strip()
         if not body:
             previous = ""
         elif previous and soft_wrap(previous, line):
-            out[-1] += " " + body
+            out[-1].append(body)
         else:
-            out.append(body)
+            out.append([body])
         if body:
             previous = line
-    return out
+    return [" ".join(lines) for lines in out]
 
 
 def sentences(text: str) -> list[str]:

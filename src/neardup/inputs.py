@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, InputError
-from .readers import Record, RecordReader, Skipped, split_suffix
+from .readers import Record, RecordReader, Skipped, field_of_records, split_suffix
 
 STDIN = "-"
 STDIN_LABEL = "<stdin>"
@@ -135,6 +135,9 @@ class Inputs:
             if f == STDIN:
                 reader.source = STDIN_LABEL
             self.readers.append(reader)
+        if text_field != "text" and all(r.format == "text" for r in self.readers):
+            # with records among the inputs the option is theirs (a text file ignores it)
+            raise ConfigError(field_of_records(self.readers[0].path, "--text-field", fmt))
         self.prefix_ids = id_field is None and len(files) > 1
         self.on_error = on_error
 

@@ -336,6 +336,19 @@ def parse_json_line(number: int, line: bytes) -> dict[str, Any] | Skipped:
     return row
 
 
+def field_of_records(path: str | os.PathLike, option: str, fmt: str | None) -> str:
+    """Why ``option`` cannot apply to the text file ``path`` (read as text: ``fmt``)."""
+    fix = (
+        "pass --format jsonl, csv, tsv or parquet if it holds records"
+        if fmt == "text"
+        else "pass --format if the file is not plain text"
+    )
+    return (
+        f"{path}: {option} names a field of JSON Lines, CSV/TSV or Parquet records; a text file "
+        f"holds one document per line (its id is the line number): drop {option}, or {fix}"
+    )
+
+
 class RecordReader:
     """Iterate the records of one input file (see the module docstring)."""
 
@@ -356,13 +369,8 @@ class RecordReader:
             raise ConfigError(
                 f"format={self.format!r} is not supported; choose one of {', '.join(FORMATS)}"
             )
-        if self.format == "text" and (text_field != "text" or id_field is not None):
-            option = "--text-field" if text_field != "text" else "--id-field"
-            raise ConfigError(
-                f"{self.path}: {option} names a field of JSON Lines, CSV/TSV or Parquet records; "
-                "a text file holds one document per line (its id is the line number): drop "
-                f"{option}, or pass --format if the file is not plain text"
-            )
+        if self.format == "text" and id_field is not None:
+            raise ConfigError(field_of_records(self.path, "--id-field", fmt))
         self.text_field = text_field
         self.id_field = id_field
         self.on_error = on_error
@@ -531,7 +539,7 @@ class RecordReader:
                 except UnicodeDecodeError as exc:
                     yield self.bad(number, None, "invalid_utf8", f"not valid UTF-8 ({exc.reason})")
                     continue
-                yield self.record(number, {"text": text}, line)
+                yield self.record(number, {self.text_field: text}, line)  # a line is the text
 
 
 def read_records(path: str | os.PathLike, **options: Any) -> RecordReader:

@@ -177,15 +177,18 @@ def _flag_of(option: str) -> str:
 
 def record_reader(args: argparse.Namespace):
     """The input reader the --format/--text-field/--id-field/--on-error options describe."""
-    from ..readers import RecordReader
+    from ..readers import RecordReader, field_of_records
 
-    return RecordReader(
+    reader = RecordReader(
         args.input,
         text_field=args.text_field,
         id_field=args.id_field,
         fmt=args.format,
         on_error=args.on_error,
     )
+    if reader.format == "text" and args.text_field != "text":
+        raise ConfigError(field_of_records(reader.path, "--text-field", args.format))
+    return reader
 
 
 def add_workers_option(parser: argparse.ArgumentParser) -> None:

@@ -421,10 +421,11 @@ class ParagraphOnline:
             prints = self.method.paragraph_prints([text]).fingerprints.tolist()
             payload = {"paragraphs": [f"{f:016x}" for f in prints], "key": _digest(key)}
             return Doc(fingerprint, payload, prints)
+        payload: dict[str, Any] = {"paragraphs": compared}
+        if not compared:  # its key is the text as written, which the payload does not hold
+            payload["key"] = _digest(key)
         prepared = self.method.inner.prepare(compared)
-        return Doc(
-            fingerprint, {"paragraphs": compared}, self.method.prepared_paragraphs(prepared, counts)
-        )
+        return Doc(fingerprint, payload, self.method.prepared_paragraphs(prepared, counts))
 
     def stored_docs(self, fingerprints: Sequence[int], payloads: Sequence[Any]) -> list[Doc]:
         return [self._stored(fp, p) for fp, p in zip(fingerprints, payloads, strict=True)]
@@ -438,13 +439,15 @@ class ParagraphOnline:
         return Doc(fingerprint, payload, paras)
 
     def _key(self, doc: Doc) -> str:
-        """What makes two documents exact copies (:meth:`ParagraphMethod.document_keys`; for
-        ``topic``, its digest and the prints); empty: none known (a topic document stored
-        before keys were kept), never an exact copy."""
-        if self.topic:
-            digest = (doc.payload or {}).get("key", "")
-            return f"{digest}:{','.join(map(str, doc.state))}" if digest else ""
-        return "\n".join(doc.state.prepared.compared)
+        """What makes two documents exact copies (:meth:`ParagraphMethod.document_keys`, as
+        batch and Spark group them): the compared paragraphs, or where the payload does not hold
+        them (``topic``; a document without paragraphs) the key's digest. Empty: none known (a
+        topic document stored before keys were kept), never an exact copy."""
+        compared = "" if self.topic else "\n".join(doc.state.prepared.compared)
+        if compared:
+            return compared
+        digest = (doc.payload or {}).get("key", "")
+        return f"digest:{digest}" if digest else ""
 
     def add(self, doc_id: str, doc: Doc) -> None:
         self.docs[doc_id] = doc.state
@@ -551,8 +554,8 @@ class ParagraphOnline:
 
 
 def _digest(key: str) -> str:
-    """A 64-bit digest of an exact-copy key, as 16 hexadecimal digits."""
-    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    """A 128-bit digest of an exact-copy key, as 32 hexadecimal digits."""
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _merge_paragraphs(method: Any, parts: list[Any]) -> Any:

@@ -204,6 +204,7 @@ class ParagraphMethod:
             if not config[option]:
                 del config[option]  # what stores built before the option decide (and hold)
         if self.config.evidence == "topic":
+            config.pop("contained_paragraphs", None)  # copy evidence only: decides nothing here
             return config
         return {**self.inner.persisted(), **config}
 

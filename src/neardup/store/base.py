@@ -163,9 +163,12 @@ def compare_meta(stored: dict[str, str], version: str, params: dict[str, Any], u
     keys = sorted(set(old) | set(new))
     if old.get("method") != new.get("method"):  # the options of two methods: all differ
         keys = ["method"]
+    added = []  # options a store built before them lacks (stored only when on)
     for key in keys:
         if old.get(key) != new.get(key):
             diffs.append(f"{key}: stored {old.get(key)!r}, now {new.get(key)!r}")
+            if key not in old and new.get(key) is True:
+                added.append(key.rsplit(".", 1)[-1])
     if diffs:
         hint = (
             "; the common-gram table differs: pass the table the store was built with "
@@ -173,6 +176,11 @@ def compare_meta(stored: dict[str, str], version: str, params: dict[str, Any], u
             if any(key.endswith("common_grams") and old.get(key) != new.get(key) for key in keys)
             else ""
         )
+        if added:
+            hint += (
+                "; a store built before an option that is on by default opens with it off: "
+                + " ".join(f"--option {name}=false" for name in added)
+            )
         raise IncompatibleIndexError(
             f"the store {url} was built with other settings ({'; '.join(diffs)}); use the same "
             f"settings or a new store{hint}"
