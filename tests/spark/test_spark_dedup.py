@@ -250,6 +250,10 @@ def test_same_clusters_as_local_other_methods(spark, tmp_path, corpus_texts, met
     rows = _assert_same(local_out, spark_out)
     assert sum(r["method"] == method for r in rows) > 5
     assert summary["method"] == method
+    if method == "paragraph":  # the topic evidence's count of paragraphs too short to print
+        local = json.loads((local_out / "summary.json").read_text())["method_stats"]
+        skipped = summary["engine"]["short_paragraphs_skipped"]
+        assert skipped == local["short_paragraphs_skipped"] and skipped > 0
 
 
 def test_bad_records_skipped_and_counted_like_local(spark, tmp_path, corpus_texts):

@@ -42,7 +42,7 @@ def _exact(batches: Iterator[Batch]) -> Iterator[tuple[str, Batch]]:
     head = first_copies(b["h"], norm, rank=pos)  # the core's grouping of exact copies
     copy = np.flatnonzero(head != np.arange(len(head)))
     reps = np.flatnonzero(head == np.arange(len(head)))
-    yield "reps", {"pos": pos[reps], "norm": norm[reps]}
+    yield "reps", {c: v[reps] for c, v in b.items() if c != "h"}  # with any other column
     yield (
         "edges",
         {

@@ -66,17 +66,19 @@ def document_batch(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
     paragraph rows of the configured evidence (:func:`compared_rows`, :func:`prints_rows`)."""
     compared, counts = method.compared_paragraphs(texts)
     keys = method.document_keys(texts, compared, counts)
+    out = {"h": text_hashes(keys), "key": np.array(keys, dtype=object)}
     if method.config.evidence == "copy":
-        paragraphs = compared_rows(compared, counts, pos)
+        out["paragraphs"] = compared_rows(compared, counts, pos)
     else:
-        paragraphs = prints_rows(method, texts, pos)
-    return {"h": text_hashes(keys), "key": np.array(keys, dtype=object), "paragraphs": paragraphs}
+        pp = method.paragraph_prints(texts)
+        out["paragraphs"] = prints_rows(pp, pos)
+        out["short"] = counts - pp.counts  # paragraphs too short to print, per document
+    return out
 
 
-def prints_rows(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
-    """One row per kept paragraph: fingerprint, document position, index, the document's
-    count, and how many of its paragraphs were too short to keep."""
-    pp = method.paragraph_prints(texts)
+def prints_rows(pp: Any, pos: np.ndarray) -> Batch:
+    """One row per kept paragraph of :class:`~neardup.drpkp.ParagraphPrints` ``pp``:
+    fingerprint, document position, index, the document's count."""
     return {
         "pfp": pp.fingerprints,
         "doc": pos[pp.doc],
@@ -170,8 +172,11 @@ def paragraph_edges(
     (identical keys meet by hash; each copy linked to the first document with that key, as
     :meth:`ParagraphMethod.find_pairs` does), then the configured evidence among the paragraphs
     of one document per key (``table``: the common-gram table, ``copy`` evidence only)."""
-    _reps, exact = exact_groups(
-        prepared.map(lambda b: {"pos": b["pos"], "h": b["h"], "norm": b["key"]}),
+    extra = ("short",) if config.evidence == "topic" else ()
+    reps, exact = exact_groups(
+        prepared.map(
+            lambda b: {"pos": b["pos"], "h": b["h"], "norm": b["key"], **{c: b[c] for c in extra}}
+        ),
         partitions=partitions,
     )
     exact = exact.persist(storage)
@@ -188,6 +193,7 @@ def paragraph_edges(
             topic_edges(rows, config, partitions=partitions, storage=storage),
             None,
         )
+        info["short_paragraphs_skipped"] = int(reps.map(lambda b: int(b["short"].sum())).sum())
     return exact.union(edges), {"exact_copies": n_exact, **info}, table
 
 
