@@ -381,7 +381,9 @@ def test_a_table_of_another_gram_length_is_refused(tmp_path, capsys):
         )
     given = ["--tables", str(runs["paragraph"] / "common_grams.npz")]
     assert main(["dedup", str(path), "-o", str(tmp_path / "x"), *given, "--quiet"]) == 2
-    assert "counts 5-grams and this method uses 3-grams" in capsys.readouterr().err
+    assert "counts 5-grams (alphabetic grams of 3 words) and this method uses 3-grams" in (
+        capsys.readouterr().err
+    )
     assert (
         main(["dedup", str(path), "-o", str(tmp_path / "z"), *given, "--method", "paragraph"]) == 0
     )

@@ -228,23 +228,32 @@ def test_paragraph_detector_equals_pairwise_shares(tmp_path, overlap):
         Detector(store=open_store(url, read_only=True), method="paragraph", threshold=0.7)
 
 
-@pytest.mark.parametrize("option", ["heard_grams", "contained_paragraphs", "unwrap_lines"])
-def test_paragraph_store_built_before_an_option_reopens_with_it_false(tmp_path, option):
-    """A ``paragraph`` store written with an option off (grams as written; no contained
-    paragraphs; every line break a paragraph break) holds exactly the parameters of a store
-    built before the option: it reopens with the option false and is refused, naming the option
-    and the fix, with the new default."""
+@pytest.mark.parametrize(
+    "option, off, on",
+    [
+        ("heard_grams", False, True),
+        ("contained_paragraphs", False, True),
+        ("unwrap_lines", False, True),
+        ("word_grams", 0, 3),
+    ],
+)
+def test_paragraph_store_built_before_an_option_reopens_with_it_off(tmp_path, option, off, on):
+    """A ``paragraph`` store written with an option off (grams as written, of characters; no
+    contained paragraphs; every line break a paragraph break) holds exactly the parameters of a
+    store built before the option: it reopens with the option off and is refused, naming the
+    option and the fix, with the new default."""
     url = f"sqlite:///{tmp_path}/p.db"
-    det = Detector(store=open_store(url), method="paragraph", **{option: False})
+    det = Detector(store=open_store(url), method="paragraph", **{option: off})
     det.add("a", BASE + "\n" + BASE[::-1])
     det.close()
     assert option not in str(open_store(url, read_only=True).meta())
     store = open_store(url)
-    with pytest.raises(IncompatibleIndexError, match=f"{option}: stored None, now True") as no:
+    with pytest.raises(IncompatibleIndexError, match=f"{option}: stored None, now {on}") as no:
         Detector(store=store, method="paragraph")
-    assert f"--option {option}=false" in str(no.value)  # the refusal says how to open it
+    hint = "false" if off is False else "0"
+    assert f"--option {option}={hint}" in str(no.value)  # the refusal says how to open it
     store.close()
-    again = Detector(store=open_store(url), method="paragraph", **{option: False})
+    again = Detector(store=open_store(url), method="paragraph", **{option: off})
     assert len(again) == 1
     again.close()
 
@@ -256,8 +265,9 @@ def test_a_topic_store_does_not_hold_the_copy_evidence_option(tmp_path):
     det = Detector(store=open_store(url), method="paragraph", evidence="topic")
     det.add("a", BASE + "\n" + BASE[::-1])
     det.close()
-    assert "contained_paragraphs" not in str(open_store(url, read_only=True).meta())
-    assert "unwrap_lines" in str(open_store(url, read_only=True).meta())
+    meta = str(open_store(url, read_only=True).meta())
+    assert "contained_paragraphs" not in meta and "word_grams" not in meta
+    assert "unwrap_lines" in meta
 
 
 def test_group_commit_gives_each_caller_its_own_answer(tmp_path):

@@ -210,24 +210,25 @@ def _token_spans(text: str) -> list[tuple[int, int]] | None:
 class Boilerplate:
     """Text many documents of a corpus share — headers, footers, advertisements — as the copy
     rule reads it: the characters of runs of at least ``min_run`` grams of the fitted
-    common-gram table (``common``: sorted uint64 hashes of character ``gram``-grams, hashed as
-    the table was). A truncated copy with a footer added faces the original's lost tail with
+    common-gram table (``common``: sorted uint64 hashes of ``gram``-grams, over ``words`` words
+    in alphabetic text when set, hashed as the table was). A truncated copy with a footer added faces the original's lost tail with
     the footer; that is text the corpus shares, not a substituted value."""
 
     common: np.ndarray
     gram: int
+    words: int = 0
     min_run: int = BOILER_RUN
 
     def tokens(self, text: str) -> list[bool] | None:
         """Which :func:`tokenize` tokens of ``text`` lie wholly inside boilerplate (None when
         none does, or the tokens cannot be mapped to characters)."""
-        from . import _kernels
+        from .methods.prepared import gram_hashes
         from .normalize import encode_texts
 
         if len(text) < self.gram + self.min_run - 1 or not len(self.common):
             return None
         cps, offsets = encode_texts([text])
-        hashes, _ = _kernels.char_ngram_hashes(cps, offsets, self.gram)
+        hashes, _ = gram_hashes(cps, offsets, self.gram, self.words)
         where = np.minimum(np.searchsorted(self.common, hashes), len(self.common) - 1)
         edges = np.flatnonzero(np.diff(np.concatenate([[0], self.common[where] == hashes, [0]])))
         starts, ends = edges[::2], edges[1::2]  # runs of common grams

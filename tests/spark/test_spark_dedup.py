@@ -211,6 +211,39 @@ def test_same_clusters_as_local_paragraph_copy_evidence(
         assert _clusters(plain) != _clusters(local_out)
 
 
+def test_english_paragraph_copies_like_local(spark, tmp_path):
+    """Alphabetic text (word grams): the common-gram table fitted over the partitions, the
+    verdicts and the clusters equal the local run's; the planted repost and the copy under a
+    re-written headline are removed, the report whose two paragraphs change a figure each is
+    kept."""
+    from wordstories import corpus, story
+
+    texts, source_at = corpus(size=300)
+    rng = random.Random(8)
+    body = story(rng)
+    texts += ["Bank holds interest rate at 4.75%\n\n" + body, "UK rates held at 4.75%\n\n" + body]
+    paras = story(rng).split("\n\n")
+    for figures in (("12", "31"), ("14", "37")):
+        report = list(paras)
+        report[0] += f" It rose {figures[0]} pct to 45 mln dlrs."
+        report[2] += f" Shares were {figures[1]} cents."
+        texts.append("\n\n".join(report))
+    source = _write_jsonl(tmp_path / "corpus.jsonl", texts)
+    local_out = _local(tmp_path, source, "--method", "paragraph", "--id-field", "id")
+    spark_out, _summary = _spark(spark, tmp_path, source, method="paragraph", id_field="id")
+    rows = {r["id"]: r for r in _assert_same(local_out, spark_out)}
+    n = len(texts)
+    removed = {
+        i: rows[f"d{i}"]["representative_id"]
+        for i in range(n)
+        if rows[f"d{i}"]["representative_id"] != f"d{i}"
+    }
+    assert removed == {300: f"d{source_at}", n - 3: f"d{n - 4}"}
+    local_table = np.load(local_out / "common_grams.npz")
+    assert int(local_table["words"]) == 3
+    assert np.array_equal(np.load(spark_out / "common_grams.npz")["values"], local_table["values"])
+
+
 def test_paragraph_exact_copies_grouped_first_like_local(spark, tmp_path, corpus_texts):
     """A story repeated more often than the copy evidence's commonness limit (60 > 20
     documents; tests/test_replay.py holds the topic evidence's) and a copy too short to be

@@ -110,6 +110,7 @@ class AutoConfig:
     strip_markup: bool = True
     fold_traditional: bool = True
     heard_grams: bool = False
+    word_grams: int = 0
     partial: bool = False
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
@@ -124,6 +125,7 @@ class AutoConfig:
             ("sketch", 1, 10_000),
             ("common_min_df", 2, 2**31),
             ("typo_tokens", 0, 2**31),
+            ("word_grams", 0, 16),
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -168,11 +170,13 @@ def _as_written(out: list[str], texts: Sequence[str], empty: list[int], base: An
 
 
 def persisted_options(config: Any) -> dict[str, Any]:
-    """``config.to_dict()`` without ``heard_grams`` when it is off: grams as written are what
-    stores built before the option hold, and they reopen with it off."""
+    """``config.to_dict()`` without ``heard_grams`` and ``word_grams`` when they are off: grams
+    as written, of characters, are what stores built before the options hold, and they reopen
+    with them off."""
     options = config.to_dict()
-    if not options["heard_grams"]:
-        del options["heard_grams"]
+    for option in ("heard_grams", "word_grams"):
+        if not options.get(option):
+            options.pop(option, None)
     return options
 
 
@@ -217,7 +221,7 @@ class AutoMethod:
     def __init__(self, config: AutoConfig | None = None, *, tables: CommonGrams | None = None):
         self.config = config or AutoConfig()
         if tables is not None:
-            tables.check_gram(self.config.gram)
+            tables.check_gram(self.config.gram, self.config.word_grams)
         self.given_tables = tables  # frozen tables to use; otherwise each batch fits its own
         self.tables = tables
         self.stats: dict[str, Any] = {}
@@ -313,7 +317,11 @@ class AutoMethod:
         most = self._bucket_tokens() if buckets else 0
         chunks = map_ranges(
             lambda lo, hi: Grams.of(
-                compared[lo:hi], self.config.gram, heard=self.config.heard_grams, bucket_tokens=most
+                compared[lo:hi],
+                self.config.gram,
+                words=self.config.word_grams,
+                heard=self.config.heard_grams,
+                bucket_tokens=most,
             ),
             len(compared),
             size=DOCS_CHUNK,
@@ -495,7 +503,7 @@ class AutoMethod:
         """The fitted common-gram table as the copy rule's boilerplate (None without one)."""
         if self.tables is None or not len(self.tables.values):
             return None
-        return Boilerplate(self.tables.values, self.config.gram)
+        return Boilerplate(self.tables.values, self.config.gram, self.config.word_grams)
 
     def thresholds(self) -> dict[str, float]:
         """The decision points a report marks, by the measure they apply to."""

@@ -38,6 +38,7 @@ class CommonGrams:
     min_df: int
     version: str = TABLE_VERSION
     gram: int = 0  # the gram length it counts (0: a table saved before it was recorded)
+    words: int = 0  # alphabetic grams run over this many words (0: character grams only)
 
     @classmethod
     def empty(cls) -> CommonGrams:
@@ -59,7 +60,7 @@ class CommonGrams:
         n = sum(len(o) - 1 for o in parts)
         min_df = max(config.common_min_df, int(config.common_share * n))
         values = frequent_values(values, min_df, workers=workers)
-        return cls(values, n, min_df, gram=config.gram)
+        return cls(values, n, min_df, gram=config.gram, words=config.word_grams)
 
     def digest(self) -> str:
         """A short identity of the table (persisted with stores built on it)."""
@@ -76,6 +77,7 @@ class CommonGrams:
             min_df=self.min_df,
             version=np.array(self.version),
             gram=self.gram,
+            words=self.words,
         )
 
     @classmethod
@@ -87,6 +89,7 @@ class CommonGrams:
                 values = z["values"].astype(np.uint64)
                 documents, min_df = int(z["documents"]), int(z["min_df"])
                 gram = int(z["gram"]) if "gram" in z.files else 0
+                words = int(z["words"]) if "words" in z.files else 0  # older: characters
         except (OSError, ValueError, KeyError, EOFError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             if "pickle" in reason:  # numpy's advice to load it unsafely: not ours to give
@@ -101,18 +104,23 @@ class CommonGrams:
                 f"{path}: common-gram table version {version!r}, this neardup reads "
                 f"{TABLE_VERSION!r}; refit it with `neardup dedup` on the original input"
             )
-        return cls(values, documents, min_df, gram=gram)
+        return cls(values, documents, min_df, gram=gram, words=words)
 
-    def check_gram(self, gram: int) -> None:
-        """Refuse a table that counts grams of another length than the method that uses it
-        (``auto``'s 3-grams, ``paragraph``'s 5-grams): its values would match nothing, or the
-        wrong grams, silently."""
-        if self.gram and self.gram != gram:
+    def check_gram(self, gram: int, words: int = 0) -> None:
+        """Refuse a table that counts other grams than the method that uses it (``auto``'s
+        3-grams, ``paragraph``'s 5-grams and word grams): its values would match nothing, or
+        the wrong grams, silently."""
+        if (self.gram and self.gram != gram) or (self.gram and self.words != words):
             raise ConfigError(
-                f"the common-gram table counts {self.gram}-grams and this method uses "
-                f"{gram}-grams: pass the common_grams.npz a run of the same method and options "
-                "wrote (or none, to fit one)"
+                f"the common-gram table counts {_kind(self.gram, self.words)} and this method "
+                f"uses {_kind(gram, words)}: pass the common_grams.npz a run of the same method "
+                "and options wrote (or none, to fit one)"
             )
+
+
+def _kind(gram: int, words: int) -> str:
+    """How a table's grams are made, in words."""
+    return f"{gram}-grams" + (f" (alphabetic grams of {words} words)" if words else "")
 
 
 def frequent_values(

@@ -64,6 +64,8 @@ EVIDENCE = ("copy", "topic")
 # effect (the rule takes a share in (0, 1]); the document share counts what it covers
 CONTAINED_COVERAGE = 0.01
 CROSS_CHUNK = 1 << 20  # paragraph pairs of candidate documents built at a time (memory)
+HEADLINE_TOKENS = 20  # a first paragraph of at most this many tokens may be a headline
+ROW_MASK = np.int64(0xFFFFFFFF)  # the paragraph row of a ``k << 32 | row`` key
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ class ParagraphConfig:
     version_coverage: float = 0.5
     overlap: float | None = None
     heard_grams: bool = True
+    word_grams: int = 3
     contained_paragraphs: bool = True
     unwrap_lines: bool = True
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
@@ -125,6 +128,7 @@ class ParagraphConfig:
             common_min_df=self.common_min_df,
             common_share=self.common_share,
             heard_grams=self.heard_grams,
+            word_grams=self.word_grams,
             normalize=self.normalize,
         )
 
@@ -204,7 +208,8 @@ class ParagraphMethod:
             if not config[option]:
                 del config[option]  # what stores built before the option decide (and hold)
         if self.config.evidence == "topic":
-            config.pop("contained_paragraphs", None)  # copy evidence only: decides nothing here
+            for option in ("contained_paragraphs", "word_grams"):  # copy evidence only
+                config.pop(option, None)
             return config
         return {**self.inner.persisted(), **config}
 
@@ -370,23 +375,28 @@ class ParagraphMethod:
         """The substituted paragraph pairs of document pairs ``(da[k] in a, db[k] in b)``:
         among every pair of their usable paragraphs, those that are versions of one paragraph
         with other values (:func:`neardup.copyrule.substituted`, at ``version_coverage``),
-        neither of which is a copy of any paragraph of the other document. Returns ``(k,
-        paragraph index in da[k], in db[k])`` per such pair: :mod:`neardup.containment`'s
-        veto, made from the two documents' paragraphs alone, so every surface makes it alike."""
+        neither of which is a copy of any paragraph of the other document — except a
+        re-written *headline* (:func:`_headlines`); and, when the copied paragraphs of a pair
+        change more than ``max_value_changes`` values in all (:func:`_changed_copies`), the
+        copies that change one. Returns ``(k, paragraph index in da[k], in db[k])`` per such
+        pair: :mod:`neardup.containment`'s veto, made from the two documents' paragraphs alone,
+        so every surface makes it alike."""
         da, db = np.asarray(da, np.int64), np.asarray(db, np.int64)
-        copied_a, copied_b = [], []  # paragraphs with a copy on the other side, per pair
+        copied_a, copied_b, changes = [], [], []  # copies across each pair, and their changes
         for k, ia, ib in _cross_chunks(a, da, b, db):
-            ok = np.concatenate(
-                [
-                    self.matches(a, ia[lo:hi], b, ib[lo:hi], copies_only=True)[0]
-                    for lo, hi in chunk_ranges(len(k), VERIFY_CHUNK)
-                ]
-            )
-            copied_a.append(((k << 32) | ia)[ok])
-            copied_b.append(((k << 32) | ib)[ok])
-        copies = np.concatenate([np.empty(0, np.int64), *copied_a])
-        copies_b = np.concatenate([np.empty(0, np.int64), *copied_b])
-        found = []
+            for lo, hi in chunk_ranges(len(k), VERIFY_CHUNK):
+                ok, changed = self._copies(a, ia[lo:hi], b, ib[lo:hi])
+                copied_a.append(((k[lo:hi] << 32) | ia[lo:hi])[ok])
+                copied_b.append(((k[lo:hi] << 32) | ib[lo:hi])[ok])
+                changes.append(changed[ok])
+        none = np.empty(0, np.int64)
+        keys_a, keys_b = np.concatenate([none, *copied_a]), np.concatenate([none, *copied_b])
+        most = self.inner.config.max_value_changes
+        at = _changed_copies(keys_a, np.concatenate([none, *changes]), most=most)
+        row_a, row_b = keys_a[at] & ROW_MASK, keys_b[at] & ROW_MASK
+        found = [(keys_a[at] >> 32, a.index[row_a], b.index[row_b])]
+        copies, copies_b = np.unique(keys_a), np.unique(keys_b)
+        copied_rest = _all_but_first_copied(a, da, copies) & _all_but_first_copied(b, db, copies_b)
         for k, ia, ib in _cross_chunks(a, da, b, db):  # again: the pairs are not held
             free = ~np.isin((k << 32) | ia, copies) & ~np.isin((k << 32) | ib, copies_b)
             k, ia, ib = k[free], ia[free], ib[free]
@@ -400,9 +410,21 @@ class ParagraphMethod:
                 self.inner.config.rule(),
                 coverage=self.config.version_coverage,
             )
+            sub &= ~(_headlines(a, ia, b, ib, most=HEADLINE_TOKENS) & copied_rest[k])
             found.append((k[sub], a.index[ia[sub]], b.index[ib[sub]]))
-        none = np.empty(0, np.int64)
         return tuple(np.concatenate([none, *(f[i] for f in found)]) for i in range(3))
+
+    def _copies(
+        self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Which paragraph pairs are copies by the copy rule, and the values each changes (a
+        corrected figure, at most ``max_value_changes``)."""
+        verdicts, checked, _short = self.inner.judge(a.prepared, ia, b.prepared, ib)
+        ok = np.zeros(len(ia), np.bool_)
+        changes = np.zeros(len(ia), np.int64)
+        ok[checked] = verdicts.copy
+        changes[checked] = verdicts.value_changes
+        return ok, changes
 
     def veto_substituted(
         self, shares: DocumentShares, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
@@ -654,6 +676,50 @@ class ParagraphMethod:
             "partial_duplicate": not duplicate
             and min(ev.get("covered_a", 0.0), ev.get("covered_b", 0.0)) >= self.min_shared,
         }
+
+
+def _changed_copies(keys: np.ndarray, changes: np.ndarray, *, most: int) -> np.ndarray:
+    """Positions of the paragraph copies (``keys``: ``k << 32 | row in a``, with the values each
+    ``changes``) that a document pair's veto lists: those that change a value, in the pairs
+    ``k`` whose paragraphs change more than ``most`` values in all — each paragraph of ``a``
+    counted once, at its copy that changes fewest. The copy rule lets a paragraph correct one
+    figure; a document whose every paragraph restates one figure (a Fed operation of another
+    day: "three-day" / "overnight", "6-1/4 pct" / "6-3/8 pct") is another story of a template,
+    not a corrected copy."""
+    if not len(keys):
+        return np.empty(0, np.int64)
+    order = np.lexsort((changes, keys))
+    first = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
+    fewest = changes[order][first]  # per distinct paragraph of a, its fewest changes
+    pair = keys[order][first] >> 32
+    uniq, inv = np.unique(pair, return_inverse=True)
+    total = np.bincount(inv, weights=fewest, minlength=len(uniq))
+    over = np.isin(keys >> 32, uniq[total > most])
+    return np.flatnonzero(over & (changes > 0))
+
+
+def _headlines(
+    a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray, *, most: int
+) -> np.ndarray:
+    """Which paragraph pairs are both documents' first paragraph, each of at most ``most``
+    tokens: headlines. A copy may re-write its headline ("Bank holds interest rate at 4.75%" /
+    "UK interest rates held at 4.75%") over a body it keeps word for word."""
+    tokens_a, tokens_b = a.prepared.tokens[ia], b.prepared.tokens[ib]
+    return (a.index[ia] == 0) & (b.index[ib] == 0) & (tokens_a <= most) & (tokens_b <= most)
+
+
+def _all_but_first_copied(p: Paragraphs, docs: np.ndarray, copied: np.ndarray) -> np.ndarray:
+    """Per document pair ``k`` (its document ``docs[k]`` in ``p``): whether every usable
+    paragraph of the document but its first has a copy on the other side (``copied``: keys
+    ``k << 32 | row``), and there is at least one. Only then is a re-written first paragraph
+    a headline over a copied body, not the one paragraph where two stories of a template
+    differ."""
+    rest = p.usable & (p.index != 0)
+    need = np.bincount(p.doc[rest], minlength=int(p.doc.max(initial=-1)) + 1)
+    need = need[docs] if len(need) else np.zeros(len(docs), np.int64)
+    pair, row = copied >> 32, copied & 0xFFFFFFFF
+    found = np.bincount(pair[rest[row]], minlength=len(docs))
+    return (need > 0) & (found == need)
 
 
 def _cross_chunks(

@@ -47,22 +47,30 @@ class Grams:
     offsets: np.ndarray
     buckets: TokenBuckets | None = None
     heard: int = 0  # the gram length, when the rare grams are kept as heard (``heard_grams``)
+    words: int = 0  # alphabetic grams run over this many words (0: character grams only)
 
     @classmethod
     def of(
-        cls, texts: list[str], gram: int, *, heard: bool = False, bucket_tokens: int = 0
+        cls,
+        texts: list[str],
+        gram: int,
+        *,
+        words: int = 0,
+        heard: bool = False,
+        bucket_tokens: int = 0,
     ) -> Grams:
-        """The chunk's grams as written (what the common-gram table counts); ``heard``: its
-        rare grams are kept as heard (:meth:`rare`); with ``bucket_tokens``, also the :class:`TokenBuckets` of the texts with at most that
-        many tokens."""
+        """The chunk's grams as written (what the common-gram table counts; ``words``: see
+        :func:`gram_hashes`); ``heard``: its rare grams are kept as heard (:meth:`rare`); with
+        ``bucket_tokens``, also the :class:`TokenBuckets` of the texts with at most that many
+        tokens."""
         cps, cp_offsets = encode_texts(texts)
-        hashes, hoff = _kernels.char_ngram_hashes(cps, cp_offsets, gram)
+        hashes, hoff = gram_hashes(cps, cp_offsets, gram, words)
         tokens = _tokenkernels.token_counts(cps, cp_offsets)
         buckets = None
         if bucket_tokens:
             buckets = TokenBuckets.of(texts, tokens <= bucket_tokens)
         values, offsets = _kernels.unique_per_doc(hashes, hoff)
-        return cls(texts, tokens, values, offsets, buckets, gram if heard else 0)
+        return cls(texts, tokens, values, offsets, buckets, gram if heard else 0, words)
 
     def rare(self, common: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each text's distinct rare grams ``(values, offsets)``: the grams not in ``common``
@@ -87,17 +95,34 @@ class Grams:
         self, cps: np.ndarray, heard_cps: np.ndarray, cp_offsets: np.ndarray, common: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`rare` of heard grams, from the chunk's code points written and heard."""
-        by_ear, offsets = _kernels.char_ngram_hashes(heard_cps, cp_offsets, self.heard)
+        by_ear, offsets = gram_hashes(heard_cps, cp_offsets, self.heard, self.words, cps)
         if len(common):
-            written, _ = _kernels.char_ngram_hashes(cps, cp_offsets, self.heard)
+            written, _ = gram_hashes(cps, cp_offsets, self.heard, self.words)
             by_ear, offsets = _kernels.kept_where_absent(written, by_ear, offsets, common)
         return _kernels.unique_per_doc(by_ear, offsets)
 
 
-def gram_sets(texts: list[str], gram: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each text's distinct character ``gram``-gram hashes ``(values, offsets)``: what the
+def gram_hashes(
+    cps: np.ndarray,
+    offsets: np.ndarray,
+    gram: int,
+    words: int,
+    written: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The gram hash of every position of encoded texts ``(hashes, offsets)``: character
+    ``gram``-grams, or with ``words``, grams that run over ``words`` words in alphabetic text
+    (:func:`neardup._tokenkernels.word_gram_hashes`; ``written``: the code points as written
+    when ``cps`` are as heard)."""
+    if words:
+        shape = cps if written is None else written
+        return _tokenkernels.word_gram_hashes(cps, offsets, gram, words, shape)
+    return _kernels.char_ngram_hashes(cps, offsets, gram)
+
+
+def gram_sets(texts: list[str], gram: int, *, words: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's distinct gram hashes ``(values, offsets)`` (:func:`gram_hashes`): what the
     common-gram table counts."""
-    g = Grams.of(texts, gram)
+    g = Grams.of(texts, gram, words=words)
     return g.values, g.offsets
 
 

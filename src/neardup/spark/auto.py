@@ -40,20 +40,24 @@ from .workers import worker_method
 AUTO = method_code("auto")
 
 
-def _frequent(batches: Iterator[Batch], gram: int, floor: int) -> Iterator[np.ndarray]:
+def _frequent(
+    batches: Iterator[Batch], gram: int, words: int, floor: int
+) -> Iterator[np.ndarray]:
     """The grams held by more than ``floor`` of this partition's texts."""
-    parts = [gram_sets(list(b["norm"]), gram)[0] for b in batches if size(b)]
+    parts = [gram_sets(list(b["norm"]), gram, words=words)[0] for b in batches if size(b)]
     if parts:
         yield frequent_values(np.concatenate(parts), floor)
 
 
-def _counts_of(batches: Iterator[Batch], gram: int, wanted: Any) -> Iterator[np.ndarray]:
+def _counts_of(
+    batches: Iterator[Batch], gram: int, words: int, wanted: Any
+) -> Iterator[np.ndarray]:
     """In how many of this partition's texts each of the ``wanted`` grams occurs."""
     wanted = wanted.value
     counts = np.zeros(len(wanted), np.int64)
     for b in batches:
         if size(b) and len(wanted):
-            values = gram_sets(list(b["norm"]), gram)[0]
+            values = gram_sets(list(b["norm"]), gram, words=words)[0]
             at = np.minimum(np.searchsorted(wanted, values), len(wanted) - 1)
             counts += np.bincount(at[wanted[at] == values], minlength=len(wanted))
     yield counts
@@ -67,15 +71,17 @@ def fit_table(reps: Any, method: AutoMethod, documents: int) -> CommonGrams:
     and a second pass counts exactly them (a dense vector per partition, summed)."""
     cfg = method.config
     min_df = max(cfg.common_min_df, int(cfg.common_share * documents))
-    gram, floor = cfg.gram, min_df // max(reps.getNumPartitions(), 1)
-    found = reps.mapPartitions(lambda it: _frequent(it, gram, floor)).collect()
+    gram, words, floor = cfg.gram, cfg.word_grams, min_df // max(reps.getNumPartitions(), 1)
+    found = reps.mapPartitions(lambda it: _frequent(it, gram, words, floor)).collect()
     wanted = unique_sorted(np.concatenate([np.empty(0, np.uint64), *found]))
     shared = reps.context.broadcast(wanted)
-    counts = reps.mapPartitions(lambda it: _counts_of(it, gram, shared)).fold(
+    counts = reps.mapPartitions(lambda it: _counts_of(it, gram, words, shared)).fold(
         np.zeros(len(wanted), np.int64), np.add
     )
     shared.unpersist()
-    return CommonGrams(wanted[counts > min_df].astype(np.uint64), documents, min_df, gram=gram)
+    return CommonGrams(
+        wanted[counts > min_df].astype(np.uint64), documents, min_df, gram=gram, words=words
+    )
 
 
 def _key_rows(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[Batch]:

@@ -163,12 +163,13 @@ def compare_meta(stored: dict[str, str], version: str, params: dict[str, Any], u
     keys = sorted(set(old) | set(new))
     if old.get("method") != new.get("method"):  # the options of two methods: all differ
         keys = ["method"]
-    added = []  # options a store built before them lacks (stored only when on)
+    added = []  # options a store built before them lacks (stored only when on), and their off
     for key in keys:
         if old.get(key) != new.get(key):
             diffs.append(f"{key}: stored {old.get(key)!r}, now {new.get(key)!r}")
-            if key not in old and new.get(key) is True:
-                added.append(key.rsplit(".", 1)[-1])
+            value = new.get(key)
+            if key not in old and (value is True or type(value) is int):
+                added.append(f"{key.rsplit('.', 1)[-1]}={'false' if value is True else 0}")
     if diffs:
         hint = (
             "; the common-gram table differs: pass the table the store was built with "
@@ -179,7 +180,7 @@ def compare_meta(stored: dict[str, str], version: str, params: dict[str, Any], u
         if added:
             hint += (
                 "; a store built before an option that is on by default opens with it off: "
-                + " ".join(f"--option {name}=false" for name in added)
+                + " ".join(f"--option {setting}" for setting in added)
             )
         raise IncompatibleIndexError(
             f"the store {url} was built with other settings ({'; '.join(diffs)}); use the same "
