@@ -11,7 +11,9 @@ Which paragraphs match is the *evidence*:
   of the corpus' N paragraphs are common: headers, footers, datelines, template phrases) kept
   *as heard* (``heard_grams``: the gram of the characters read as their first reading, at each
   position whose written gram is rare, so that homophone typos leave a paragraph's grams as
-  they were), bottom-k sketch candidates and the copy rule of :mod:`neardup.copyrule`
+  they were; in alphabetic text, with ``word_grams`` (3), a gram runs on over that many words —
+  English letters carry too little for a 5-gram of them to be rare, three words in a row
+  usually are: :func:`neardup._tokenkernels.word_gram_hashes`), bottom-k sketch candidates and the copy rule of :mod:`neardup.copyrule`
   (contained, and no substituted number, date or name). A paragraph with fewer than
   ``min_paragraph_grams`` rare grams carries no evidence. A matched paragraph covers its
   characters, times the share of it the match holds. With ``contained_paragraphs`` (on), a
@@ -29,7 +31,8 @@ The decision is :mod:`neardup.containment`'s, on every surface: the covered shar
 document (``share_a``, ``share_b``); a duplicate when the larger reaches ``threshold`` and (for
 ``copy``) both sides share at least ``min_shared_chars`` characters and no paragraph of one is a
 version of one of the other with other values (:meth:`ParagraphMethod.substitutions`: two
-stories of one template); the relation ``a_in_b``,
+stories of one template; a re-written headline over a body copied whole is exempt), nor do the
+copied paragraphs change more than ``max_value_changes`` figures in all; the relation ``a_in_b``,
 ``b_in_a``, ``mutual`` (share ≥ ``contained``) or ``partial``, with the matched paragraph
 indices, in the pair's evidence. Pairs that share at least ``min_shared_chars`` characters but
 too small a share to be duplicates are *partial duplicates*: reported (``related_pairs``,
