@@ -1253,8 +1253,23 @@ def test_copy_rule_shared_number_in_an_inserted_passage_is_no_changed_number():
     assert _value_changes(longer, short, CopyRule()) == (0, 0, False)
 
 
-_FRAME = ["甲", "乙", "的", "第", "年", "次", "may", "3", "15", "x7", "2023", "123456"]
-_REPLACED = ["甲", "乙", "3", "15", "x7", "2023"]
+_FRAME = [
+    "甲",
+    "乙",
+    "的",
+    "第",
+    "年",
+    "次",
+    "may",
+    "3",
+    "15",
+    "x7",
+    "2023",
+    "123456",
+    "corn",
+    "said",
+]
+_REPLACED = ["甲", "乙", "3", "15", "x7", "2023", "soybeans", "says", "corm"]
 
 
 @given(
@@ -1279,6 +1294,37 @@ def test_copy_rule_one_replaced_token_decides_as_the_alignment(tokens, changes, 
     full = _value_verdicts(*args)
     for got, want in zip(fast, full, strict=True):
         assert got.tolist() == want.tolist(), (texts, got, want)
+
+
+@pytest.mark.parametrize(
+    "other, copy",
+    [
+        ("phillips raises crude postings 50 cts effective today wti to 1750 dlrs", False),
+        ("sun raises crude postings 50 cts effective today wti to 1750 dlrs", True),
+        ("sun lifts crude postings 50 cts effective today wti to 1750 dlrs", False),
+        ("sun raise crude postings 50 cts effective today wti to 1750 dlrs", True),
+        ("sun raises crude posting 50 cts effective today wti to 1750 dlrs", True),
+        ("sun raises crude postigns 50 cts effective today wti to 1750 dlrs", True),
+        ("sun raises its postings 50 cts effective today wti to 1750 dlrs", True),
+        ("sun raises the postings 50 cts effective today wti to 1750 dlrs", True),
+    ],
+)
+def test_copy_rule_one_word_replaced_by_another_in_a_short_text_is_a_name(other, copy):
+    """Rule 16: in a short alphabetic text one word put in place of another (the company of
+    another flash, a commodity, a verb of another meaning) is a replaced name, while an
+    inflection, a misspelling or a swapped function word is not; in a long text it is an edit
+    (a re-titled copy). The compiled one-replaced-token test leaves such pairs to the
+    alignment, which gives the same verdict both ways round."""
+    from neardup.copyrule import CopyRule, judge, judge_pairs
+
+    base = "sun raises crude postings 50 cts effective today wti to 1750 dlrs"
+    rule = CopyRule()
+    assert judge(base, other, rule).copy is copy
+    assert judge(other, base, rule).copy is copy
+    both = judge_pairs([base, other], np.array([0, 1]), np.array([1, 0]), rule)
+    assert both.copy.tolist() == [copy, copy]
+    body = " ".join(f"word{k} said the spokesman of company{k}" for k in range(8))
+    assert judge(f"{base} {body}", f"{other} {body}", rule).copy  # long: an edit
 
 
 def test_copy_rule_one_replaced_token_takes_the_common_pairs():

@@ -154,11 +154,14 @@ def _unit(c):
 #: Token flags (:func:`alignment_tokens`, :func:`neardup.copyrule.token_flags`): the token holds
 #: a digit; it is a year (19xx, 20xx) or 5 or more characters with a digit (an identifier); it is a
 #: date or event unit (年月日号时次届期轮) that makes the number before it a date; it is a month name
-#: or 第, which makes the number after it a date.
+#: or 第, which makes the number after it a date; it is a word of ``WORD_MIN`` or more letters
+#: (no digit, no CJK character, no month), which another word can replace.
 TOKEN_DIGIT = 1
 TOKEN_DATED = 2
 TOKEN_UNIT = 4
 TOKEN_BEFORE_DATE = 8
+TOKEN_WORD = 16
+WORD_MIN = 3
 
 
 @numba.njit(cache=True, nogil=True)
@@ -166,7 +169,7 @@ def _run_flags(length, digits, head):
     """The flags of a run of letters and digits from its length, digit count and first two
     characters (``head``, base 256)."""
     if digits == 0:
-        return 0
+        return TOKEN_WORD if length >= WORD_MIN else 0
     year = length == 4 and digits == 4 and (head == 49 * 256 + 57 or head == 50 * 256 + 48)
     return TOKEN_DIGIT | (TOKEN_DATED if length >= 5 or year else 0)
 
@@ -330,7 +333,9 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi):
     Handled: both have the same number of tokens, not in ``[moved_lo, moved_hi)`` (where moved
     passages might be looked for), they differ at exactly one position ``p``, and neither
     token there equals a neighbour of itself (so the one longest-common-subsequence alignment
-    is that substitution). Then a value changed when both replaced tokens hold a digit and
+    is that substitution), and they are not two words (``TOKEN_WORD``: whether two words are
+    spelled alike is read in Python, :func:`neardup.copyrule._replaced_word`). Then a value
+    changed when both replaced tokens hold a digit and
     ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
     the change is hard when both hold a digit and one is a year or identifier, or the token
     after is a date unit, or the one before a month or 第.
@@ -360,8 +365,10 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi):
             continue
         if p + 1 < size and (codes[a0 + p + 1] == x or codes[b0 + p + 1] == y):
             continue
-        handled[k] = True
         fx, fy = flags[a0 + p], flags[b0 + p]
+        if fx & TOKEN_WORD and fy & TOKEN_WORD:
+            continue
+        handled[k] = True
         if not (fx & TOKEN_DIGIT and fy & TOKEN_DIGIT):
             continue
         changed[k] = 0 < p < size - 1

@@ -59,7 +59,7 @@ import numpy as np
 from .errors import ConfigError
 from .readings import heard_codes, misheard
 
-RULE_VERSION = "neardup-copy-15"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own
+RULE_VERSION = "neardup-copy-16"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own; 16: one word replaced by another
 
 _CJK_BLOCKS = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F))
 #: Code point ranges of CJK ideographs (a regex character-class body).
@@ -316,6 +316,15 @@ class CopyVerdict:
 
 
 _DATE_UNITS = frozenset("年月日号时次届期轮")  # dates, and ordinals of an event
+# English words a copy editor swaps for one another without changing what is reported
+_FUNCTION_WORD_LIST = (
+    "the and but for nor yet its his her their our your this that these those which who "
+    "whom whose what when where while was were are has had have will would shall should "
+    "can could may might must not also said says told added stated reported noted "
+    "about after before from into onto over under with within without upon than then "
+    "there here some any all each both such very more most less least"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION_WORD_LIST.split())
 _MONTHS = frozenset(
     [
         "january",
@@ -352,17 +361,29 @@ def token_flags(token: str) -> int:  # on a 1 M-document batch, most of them the
     :mod:`neardup._tokenkernels`, which the compiled tokenizer sets alike): it holds a digit; it is
     a year (19xx, 20xx) or an identifier (a token of 5 or more characters with a digit); it is a
     date or event unit (年, 月, 次, 届: the number before it is a date or an ordinal); it is a
-    month name or 第 (the number after it is a date or an ordinal)."""
-    from ._tokenkernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
+    month name or 第 (the number after it is a date or an ordinal); it is a word of letters
+    (another word in its place may be a replaced name: :func:`_replaced_word`)."""
+    from ._tokenkernels import (
+        TOKEN_BEFORE_DATE,
+        TOKEN_DATED,
+        TOKEN_DIGIT,
+        TOKEN_UNIT,
+        TOKEN_WORD,
+        WORD_MIN,
+    )
 
     flags = 0
     if _DIGIT.search(token):
         flags |= TOKEN_DIGIT
         if len(token) >= 5 or _YEAR.match(token):
             flags |= TOKEN_DATED
+    elif token in _MONTHS:
+        flags |= TOKEN_BEFORE_DATE
+    elif len(token) >= WORD_MIN:  # a CJK token is one character
+        flags |= TOKEN_WORD
     if token in _DATE_UNITS:
         flags |= TOKEN_UNIT
-    if token in _MONTHS or token == "第":
+    if token == "第":
         flags |= TOKEN_BEFORE_DATE
     return flags
 
@@ -667,7 +688,8 @@ def _value_changes(
     other changed figures (a figure only split or joined by punctuation, 4,372 / 4372, is
     unchanged). Names: a short
     phrase (a name, a place, a title word) replaced — unless it is typing errors
-    (:func:`_typos`). Tokens of boilerplate one text added (:class:`_Added`, marked by
+    (:func:`_typos`) — and, in a short text (under ``short_tokens`` tokens), one word replaced by
+    another (:func:`_replaced_word`). Tokens of boilerplate one text added (:class:`_Added`, marked by
     :func:`_added_boilerplate`): when the tail of the alignment is mostly such text
     (:func:`_added_tail`), the tail is a cut text facing an added footer, not a row of
     substitutions, and the footer's numbers are those of an inserted passage (a date or year
@@ -678,6 +700,7 @@ def _value_changes(
     them neither a footer nor an inserted block can be found, and neither is looked for).
     """
     changes, names, hard = 0, 0, False
+    short = min(len(a), len(b)) < rule.short_tokens  # a word replaced there is a name
     na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
     if not ordered:
         b, _order = _put_in_order(a, b)
@@ -696,6 +719,8 @@ def _value_changes(
             hard = hard or bool(_dated(gap_a, before, after_a) | _dated(gap_b, before, after_b))
         elif interior and 2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens:
             names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
+        elif len(gap_a) == len(gap_b) == 1 and short:  # sun / phillips raises crude postings
+            names += _replaced_word(gap_a[0], gap_b[0])
     if not digits:
         return changes, names, hard
     moved_a: set[str] = set()
@@ -817,6 +842,25 @@ def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str
             ):
                 found.add(t)
     return found
+
+
+def _replaced_word(x: str, y: str) -> bool:
+    """One word put in place of another: two words of letters (``TOKEN_WORD``), neither a
+    function word, neither the start of the other and spelled unalike (normalised Levenshtein
+    similarity under one half) — not a misspelling, an inflection or a swapped function word.
+    In a short text it is a replaced name (the company of another flash: "Sun raises crude
+    postings" / "Phillips raises crude postings"); in a long one an edit (a headline's
+    "breakneck" / "rapid"), not looked at. A one-for-one CJK character is another matter: a
+    typo unless it is part of a longer change (:func:`_typos`)."""
+    from rapidfuzz.distance import Levenshtein
+
+    from ._tokenkernels import TOKEN_WORD
+
+    if not token_flags(x) & token_flags(y) & TOKEN_WORD:
+        return False
+    if x in _FUNCTION_WORDS or y in _FUNCTION_WORDS or x.startswith(y) or y.startswith(x):
+        return False
+    return Levenshtein.normalized_similarity(x, y) < 0.5
 
 
 def _typos(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
@@ -1055,7 +1099,9 @@ def substituted(
     """Which pairs ``(texts[left[k]], texts[right[k]])`` are *versions of one passage with other
     values*: their token alignment covers at least ``coverage`` of the longer text, and it
     changes a year, date, ordinal or identifier, a name, or more than ``max_value_changes``
-    numbers (:func:`_value_changes`). Two stories built from one template hold such paragraphs
+    numbers (:func:`_value_changes`; any number when the shorter has fewer than
+    ``short_tokens`` tokens, as the copy rule allows none there: a short paragraph with another
+    figure is neither a copy nor, before rule 16, a version). Two stories built from one template hold such paragraphs
     (the same ceremony paragraph with other leaders, the same meeting paragraph of another
     year); a copy does not. A compiled bag bound drops most pairs before any alignment."""
     left = np.asarray(left, np.int64)
@@ -1079,9 +1125,10 @@ def substituted(
     matched = np.zeros(len(left))
     matched[rows] = _matched_tokens(codes, offsets, left[rows], right[rows], 1)
     rows = rows[matched[rows] >= coverage * long_len[rows] - 1e-9]
-    lenient = np.zeros(len(left), np.bool_)  # max_value_changes numbers allowed, as for copies
+    # max_value_changes numbers allowed, as for copies; none in a short passage, as for copies
+    strict = np.minimum(sizes[left], sizes[right]) < rule.short_tokens
     within = matched >= np.minimum(sizes[left], sizes[right])
-    _changes, _hard, ok = _value_verdicts(texts, left, right, rows, lenient, rule, within, tokens)
+    _changes, _hard, ok = _value_verdicts(texts, left, right, rows, strict, rule, within, tokens)
     out[rows] = ~ok[rows]
     return out
 

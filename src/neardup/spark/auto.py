@@ -40,9 +40,7 @@ from .workers import worker_method
 AUTO = method_code("auto")
 
 
-def _frequent(
-    batches: Iterator[Batch], gram: int, words: int, floor: int
-) -> Iterator[np.ndarray]:
+def _frequent(batches: Iterator[Batch], gram: int, words: int, floor: int) -> Iterator[np.ndarray]:
     """The grams held by more than ``floor`` of this partition's texts."""
     parts = [gram_sets(list(b["norm"]), gram, words=words)[0] for b in batches if size(b)]
     if parts:
