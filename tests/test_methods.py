@@ -1327,6 +1327,26 @@ def test_copy_rule_one_word_replaced_by_another_in_a_short_text_is_a_name(other,
     assert judge(f"{base} {body}", f"{other} {body}", rule).copy  # long: an edit
 
 
+@pytest.mark.parametrize(
+    "short, long",
+    [
+        ("pct", "percent"),
+        ("bln", "billion"),
+        ("ltd", "limited"),
+        ("qtr", "quarter"),
+        ("cts", "cents"),
+    ],
+)
+def test_copy_rule_an_abbreviation_spelled_out_is_no_replaced_word(short, long):
+    """Review of rule 16: a word written out in full in place of its abbreviation (its letters
+    in order, from the same first one) is the same word, not another company or commodity."""
+    from neardup.copyrule import CopyRule, judge
+
+    text = "exxon said first {} profit rose 12 pct to 12 bln dlrs"
+    assert judge(text.format(short), text.format(long), CopyRule()).copy
+    assert not judge(text.format("quarter"), text.format("annual"), CopyRule()).copy
+
+
 def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     """The compiled test takes the pairs it can decide: a counter changed at the end, a typo,
     a changed year; and leaves pairs whose replaced token repeats beside it to the alignment."""

@@ -454,3 +454,23 @@ def test_a_representative_of_many_copies_is_deleted_as_if_never_stored(method):
         assert [m.id for m in live.check(text).matches] == [
             m.id for m in oracle.check(text).matches
         ]
+
+
+def test_a_store_of_another_copy_rule_is_not_offered_an_option_that_cannot_open_it():
+    """Review: a paragraph store of the previous release (copy rule 15, no ``word_grams``) was
+    refused with the hint ``--option word_grams=0``, which is refused again (the rule differs);
+    the hint is given only when options alone differ."""
+    import json
+
+    from neardup.methods import create
+    from neardup.store.base import compare_meta
+
+    stored = dict(create("paragraph", word_grams=0).persisted(), rule_version="neardup-copy-15")
+    wanted = create("paragraph").persisted()
+    with pytest.raises(IncompatibleIndexError, match="rule_version") as no:
+        compare_meta({"version": "v", "params": json.dumps(stored)}, "v", wanted, "sqlite:///x")
+    assert "word_grams=0" not in str(no.value)
+    same_rule = create("paragraph", word_grams=0).persisted()
+    with pytest.raises(IncompatibleIndexError) as no:
+        compare_meta({"version": "v", "params": json.dumps(same_rule)}, "v", wanted, "sqlite:///x")
+    assert "--option word_grams=0" in str(no.value)

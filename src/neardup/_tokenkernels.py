@@ -42,17 +42,13 @@ def token_counts(cps, offsets):
     return out
 
 
+WORD_GRAM_MAX = 64  # characters: a word gram runs on no further (a URL, a blob, Thai text)
+
+
 @numba.njit(cache=True, nogil=True)
-def word_gram_hashes(cps, offsets, n, words, written):
-    """Gram hashes like :func:`neardup._kernels.char_ngram_hashes` (one per position, the same
-    offsets), except where the ``n`` characters from a position hold no CJK character
-    (alphabetic text: a letter carries far less than a CJK character, so most letter n-grams
-    are common): there the gram runs on to the end of the ``words``-th word from the position
-    (the word it starts in counting as the first), or to the next CJK character, at least ``n``
-    characters. Chinese text keeps its character grams; an English position gets a rare gram
-    when the words that follow it are rare together. Where the grams run is read from
-    ``written`` (the code points as written, of the same length as ``cps``: grams of
-    characters as heard hash reading codes, which are no CJK characters)."""
+def _gram_offsets(offsets, n):
+    """Per document, one gram per position where ``n`` characters start (one for a shorter
+    non-empty text): the offsets of :func:`neardup._kernels.char_ngram_hashes`."""
     ndocs = offsets.shape[0] - 1
     out_off = np.empty(ndocs + 1, np.int64)
     out_off[0] = 0
@@ -60,38 +56,71 @@ def word_gram_hashes(cps, offsets, n, words, written):
         length = offsets[d + 1] - offsets[d]
         count = 0 if length == 0 else (1 if length < n else length - n + 1)
         out_off[d + 1] = out_off[d] + count
+    return out_off
+
+
+@numba.njit(cache=True, nogil=True)
+def _word_gram_stop(written, p, end, width, words):
+    """Where the gram at ``p`` stops (see :func:`word_gram_hashes`); ``end``: its text's end."""
+    stop = p + width
+    for q in range(p, stop):
+        if _is_cjk(written[q]):
+            return stop
+    seen = 0
+    q = p
+    limit = min(end, p + WORD_GRAM_MAX)
+    while q < limit and seen < words:
+        c = written[q]
+        if _is_cjk(c):
+            break
+        if c != 32 and (q + 1 == end or written[q + 1] == 32 or _is_cjk(written[q + 1])):
+            seen += 1
+        q += 1
+    return max(stop, q)
+
+
+@numba.njit(cache=True, nogil=True)
+def word_gram_hashes(cps, offsets, n, words, written):
+    """Gram hashes like :func:`neardup._kernels.char_ngram_hashes` (one per position, the same
+    offsets), except where the ``n`` characters from a position hold no CJK character
+    (alphabetic text: a letter carries far less than a CJK character, so most letter n-grams
+    are common): there the gram runs on to the end of the ``words``-th word from the position
+    (the word it starts in counting as the first), or to the next CJK character, at least ``n``
+    characters and at most ``WORD_GRAM_MAX`` (a run without spaces would otherwise make every
+    gram as long as the run). Chinese text keeps its character grams; an English position gets
+    a rare gram when the words that follow it are rare together. Where the grams run is read
+    from ``written`` (the code points as written, of the same length as ``cps``: grams of
+    characters as heard hash reading codes, which are no CJK characters)."""
+    out_off = _gram_offsets(offsets, n)
+    ndocs = offsets.shape[0] - 1
     hashes = np.empty(out_off[ndocs], np.uint64)
     for d in range(ndocs):
-        start = offsets[d]
-        end = offsets[d + 1]
+        start, end = offsets[d], offsets[d + 1]
         width = min(n, end - start)
         base = out_off[d]
         for j in range(out_off[d + 1] - base):
             p = start + j
-            stop = p + width
-            alphabetic = True
-            for q in range(p, stop):
-                if _is_cjk(written[q]):
-                    alphabetic = False
-                    break
-            if alphabetic:
-                seen = 0
-                q = p
-                while q < end and seen < words:
-                    c = written[q]
-                    if _is_cjk(c):
-                        break
-                    if c != 32 and (
-                        q + 1 == end or written[q + 1] == 32 or _is_cjk(written[q + 1])
-                    ):
-                        seen += 1
-                    q += 1
-                stop = max(stop, q)
             h = FNV_OFFSET
-            for q in range(p, stop):
+            for q in range(p, _word_gram_stop(written, p, end, width, words)):
                 h = _fnv_step(h, cps[q])
             hashes[base + j] = fmix64(h)
     return hashes, out_off
+
+
+@numba.njit(cache=True, nogil=True)
+def word_gram_ends(cps, offsets, n, words):
+    """Where each gram of :func:`word_gram_hashes` (of text as written) ends, as a position
+    within its text: what a run of common grams covers."""
+    out_off = _gram_offsets(offsets, n)
+    ndocs = offsets.shape[0] - 1
+    ends = np.empty(out_off[ndocs], np.int64)
+    for d in range(ndocs):
+        start, end = offsets[d], offsets[d + 1]
+        width = min(n, end - start)
+        base = out_off[d]
+        for j in range(out_off[d + 1] - base):
+            ends[base + j] = _word_gram_stop(cps, start + j, end, width, words) - start
+    return ends
 
 
 # -- alignment tokens of the copy rule (see neardup.copyrule.tokenize) ----------------------

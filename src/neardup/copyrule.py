@@ -235,9 +235,16 @@ class Boilerplate:
         long = ends - starts >= self.min_run
         if not long.any():
             return None
+        last = ends[long] - 1  # each long run's last gram, and where it ends
+        if self.words:
+            from ._tokenkernels import word_gram_ends
+
+            after = word_gram_ends(cps, offsets, self.gram, self.words)[last]
+        else:
+            after = last + self.gram
         covered = np.zeros(len(text) + 1, np.int64)  # +1 where a covered stretch starts, -1 after
         np.add.at(covered, starts[long], 1)
-        np.add.at(covered, ends[long] - 1 + self.gram, -1)
+        np.add.at(covered, after, -1)
         inside = np.concatenate([[0], np.cumsum(np.cumsum(covered)[:-1] > 0)])
         found = _token_spans(text)
         if found is None:
@@ -322,6 +329,7 @@ _FUNCTION_WORD_LIST = (
     "whom whose what when where while was were are has had have will would shall should "
     "can could may might must not also said says told added stated reported noted "
     "about after before from into onto over under with within without upon than then "
+    "via through per amid during "
     "there here some any all each both such very more most less least"
 )
 _FUNCTION_WORDS = frozenset(_FUNCTION_WORD_LIST.split())
@@ -686,10 +694,10 @@ def _value_changes(
     the other), which an inserted or deleted sentence is not; also when both texts hold numbers
     the other lacks outside inserted or deleted passages (:func:`_numbers_differ`). Numbers:
     other changed figures (a figure only split or joined by punctuation, 4,372 / 4372, is
-    unchanged). Names: a short
+    unchanged), and in a short text (under ``short_tokens`` tokens, where no value may change)
+    one word replaced by another (:func:`_replaced_word`). Names: a short
     phrase (a name, a place, a title word) replaced — unless it is typing errors
-    (:func:`_typos`) — and, in a short text (under ``short_tokens`` tokens), one word replaced by
-    another (:func:`_replaced_word`). Tokens of boilerplate one text added (:class:`_Added`, marked by
+    (:func:`_typos`). Tokens of boilerplate one text added (:class:`_Added`, marked by
     :func:`_added_boilerplate`): when the tail of the alignment is mostly such text
     (:func:`_added_tail`), the tail is a cut text facing an added footer, not a row of
     substitutions, and the footer's numbers are those of an inserted passage (a date or year
@@ -700,7 +708,7 @@ def _value_changes(
     them neither a footer nor an inserted block can be found, and neither is looked for).
     """
     changes, names, hard = 0, 0, False
-    short = min(len(a), len(b)) < rule.short_tokens  # a word replaced there is a name
+    short = min(len(a), len(b)) < rule.short_tokens  # a word replaced there is a value
     na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
     if not ordered:
         b, _order = _put_in_order(a, b)
@@ -720,7 +728,7 @@ def _value_changes(
         elif interior and 2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens:
             names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
         elif len(gap_a) == len(gap_b) == 1 and short:  # sun / phillips raises crude postings
-            names += _replaced_word(gap_a[0], gap_b[0])
+            changes += _replaced_word(gap_a[0], gap_b[0])
     if not digits:
         return changes, names, hard
     moved_a: set[str] = set()
@@ -847,11 +855,13 @@ def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str
 def _replaced_word(x: str, y: str) -> bool:
     """One word put in place of another: two words of letters (``TOKEN_WORD``), neither a
     function word, neither the start of the other and spelled unalike (normalised Levenshtein
-    similarity under one half) — not a misspelling, an inflection or a swapped function word.
-    In a short text it is a replaced name (the company of another flash: "Sun raises crude
-    postings" / "Phillips raises crude postings"); in a long one an edit (a headline's
-    "breakneck" / "rapid"), not looked at. A one-for-one CJK character is another matter: a
-    typo unless it is part of a longer change (:func:`_typos`)."""
+    similarity under one half), the shorter not its abbreviation (its letters in order, from the
+    same first one: pct / percent, mln / million, ltd / limited) — not a misspelling, an
+    inflection, an abbreviation or a swapped function word. In a short text it is a changed
+    value (the company of another flash: "Sun raises crude postings" / "Phillips raises crude
+    postings"); in a long one an edit (a headline's "breakneck" / "rapid"), not looked at. A
+    one-for-one CJK character is another matter: a typo unless it is part of a longer change
+    (:func:`_typos`)."""
     from rapidfuzz.distance import Levenshtein
 
     from ._tokenkernels import TOKEN_WORD
@@ -860,7 +870,16 @@ def _replaced_word(x: str, y: str) -> bool:
         return False
     if x in _FUNCTION_WORDS or y in _FUNCTION_WORDS or x.startswith(y) or y.startswith(x):
         return False
+    short, long = sorted((x, y), key=len)
+    if short[0] == long[0] and _in_order(short, long):
+        return False
     return Levenshtein.normalized_similarity(x, y) < 0.5
+
+
+def _in_order(short: str, long: str) -> bool:
+    """Whether the letters of ``short`` occur in ``long`` in order (an abbreviation of it)."""
+    rest = iter(long)
+    return all(c in rest for c in short)
 
 
 def _typos(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
@@ -1095,13 +1114,15 @@ def substituted(
     rule: CopyRule,
     *,
     coverage: float,
+    short_strict: bool = True,
 ) -> np.ndarray:
     """Which pairs ``(texts[left[k]], texts[right[k]])`` are *versions of one passage with other
     values*: their token alignment covers at least ``coverage`` of the longer text, and it
     changes a year, date, ordinal or identifier, a name, or more than ``max_value_changes``
-    numbers (:func:`_value_changes`; any number when the shorter has fewer than
-    ``short_tokens`` tokens, as the copy rule allows none there: a short paragraph with another
-    figure is neither a copy nor, before rule 16, a version). Two stories built from one template hold such paragraphs
+    values (:func:`_value_changes`) — with ``short_strict``, any value when the shorter has
+    fewer than ``short_tokens`` tokens, as the copy rule allows none there (a short paragraph
+    with another figure is then no copy and no version: the paragraph method counts such a
+    version as a copy that changes one value). Two stories built from one template hold such paragraphs
     (the same ceremony paragraph with other leaders, the same meeting paragraph of another
     year); a copy does not. A compiled bag bound drops most pairs before any alignment."""
     left = np.asarray(left, np.int64)
@@ -1125,8 +1146,8 @@ def substituted(
     matched = np.zeros(len(left))
     matched[rows] = _matched_tokens(codes, offsets, left[rows], right[rows], 1)
     rows = rows[matched[rows] >= coverage * long_len[rows] - 1e-9]
-    # max_value_changes numbers allowed, as for copies; none in a short passage, as for copies
-    strict = np.minimum(sizes[left], sizes[right]) < rule.short_tokens
+    # max_value_changes values allowed, as for copies; none in a short passage, as for copies
+    strict = (np.minimum(sizes[left], sizes[right]) < rule.short_tokens) & short_strict
     within = matched >= np.minimum(sizes[left], sizes[right])
     _changes, _hard, ok = _value_verdicts(texts, left, right, rows, strict, rule, within, tokens)
     out[rows] = ~ok[rows]

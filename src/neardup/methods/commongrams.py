@@ -110,7 +110,7 @@ class CommonGrams:
         """Refuse a table that counts other grams than the method that uses it (``auto``'s
         3-grams, ``paragraph``'s 5-grams and word grams): its values would match nothing, or
         the wrong grams, silently."""
-        if (self.gram and self.gram != gram) or (self.gram and self.words != words):
+        if (self.gram and self.gram != gram) or self.words != words:  # gram 0: before words
             raise ConfigError(
                 f"the common-gram table counts {_kind(self.gram, self.words)} and this method "
                 f"uses {_kind(gram, words)}: pass the common_grams.npz a run of the same method "

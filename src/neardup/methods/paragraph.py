@@ -379,11 +379,12 @@ class ParagraphMethod:
         among every pair of their usable paragraphs, those that are versions of one paragraph
         with other values (:func:`neardup.copyrule.substituted`, at ``version_coverage``),
         neither of which is a copy of any paragraph of the other document — except a
-        re-written *headline* (:func:`_headlines`); and, when the copied paragraphs of a pair
-        change more than ``max_value_changes`` values in all (:func:`_changed_copies`), the
-        copies that change one. Returns ``(k, paragraph index in da[k], in db[k])`` per such
-        pair: :mod:`neardup.containment`'s veto, made from the two documents' paragraphs alone,
-        so every surface makes it alike."""
+        re-written *headline* (:func:`_headlines`); and, when the paragraphs a pair holds as
+        copies, or as short versions that change one value (which the copy rule allows in no
+        short text), change more than ``max_value_changes`` values in all
+        (:func:`_changed_copies`), those that change one. Returns ``(k, paragraph index in
+        da[k], in db[k])`` per such pair: :mod:`neardup.containment`'s veto, made from the two
+        documents' paragraphs alone, so every surface makes it alike."""
         da, db = np.asarray(da, np.int64), np.asarray(db, np.int64)
         copied_a, copied_b, changes = [], [], []  # copies across each pair, and their changes
         for k, ia, ib in _cross_chunks(a, da, b, db):
@@ -393,29 +394,42 @@ class ParagraphMethod:
                 copied_b.append(((k[lo:hi] << 32) | ib[lo:hi])[ok])
                 changes.append(changed[ok])
         none = np.empty(0, np.int64)
-        keys_a, keys_b = np.concatenate([none, *copied_a]), np.concatenate([none, *copied_b])
-        most = self.inner.config.max_value_changes
-        at = _changed_copies(keys_a, np.concatenate([none, *changes]), most=most)
-        row_a, row_b = keys_a[at] & ROW_MASK, keys_b[at] & ROW_MASK
-        found = [(keys_a[at] >> 32, a.index[row_a], b.index[row_b])]
-        copies, copies_b = np.unique(keys_a), np.unique(keys_b)
+        copies = np.unique(np.concatenate([none, *copied_a]))
+        copies_b = np.unique(np.concatenate([none, *copied_b]))
         copied_rest = _all_but_first_copied(a, da, copies) & _all_but_first_copied(b, db, copies_b)
+        found = []
         for k, ia, ib in _cross_chunks(a, da, b, db):  # again: the pairs are not held
             free = ~np.isin((k << 32) | ia, copies) & ~np.isin((k << 32) | ib, copies_b)
             k, ia, ib = k[free], ia[free], ib[free]
-            texts = [a.prepared.compared[i] for i in ia.tolist()]
-            texts += [b.prepared.compared[j] for j in ib.tolist()]
-            n = len(k)
-            sub = versions_with_values(
-                texts,
-                np.arange(n),
-                np.arange(n, 2 * n),
-                self.inner.config.rule(),
-                coverage=self.config.version_coverage,
-            )
-            sub &= ~(_headlines(a, ia, b, ib, most=HEADLINE_TOKENS) & copied_rest[k])
-            found.append((k[sub], a.index[ia[sub]], b.index[ib[sub]]))
+            versions, one_value = self._versions(a, ia, b, ib)
+            versions &= ~(_headlines(a, ia, b, ib, most=HEADLINE_TOKENS) & copied_rest[k])
+            found.append((k[versions], a.index[ia[versions]], b.index[ib[versions]]))
+            copied_a.append(((k << 32) | ia)[one_value])
+            copied_b.append(((k << 32) | ib)[one_value])
+            changes.append(np.ones(int(one_value.sum()), np.int64))
+        keys_a, keys_b = np.concatenate([none, *copied_a]), np.concatenate([none, *copied_b])
+        most = self.inner.config.max_value_changes
+        at = _changed_copies(keys_a, keys_b, np.concatenate([none, *changes]), most=most)
+        found.append(
+            (keys_a[at] >> 32, a.index[keys_a[at] & ROW_MASK], b.index[keys_b[at] & ROW_MASK])
+        )
         return tuple(np.concatenate([none, *(f[i] for f in found)]) for i in range(3))
+
+    def _versions(
+        self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Which paragraph pairs are versions of one paragraph with other values, and which
+        are short versions that change one value only (no copies for the copy rule, which
+        allows no changed value in a short text; counted as copies that change one)."""
+        texts = [a.prepared.compared[i] for i in ia.tolist()]
+        texts += [b.prepared.compared[j] for j in ib.tolist()]
+        n, rule, coverage = len(ia), self.inner.config.rule(), self.config.version_coverage
+        left, right = np.arange(n), np.arange(n, 2 * n)
+        strict = versions_with_values(texts, left, right, rule, coverage=coverage)
+        lenient = versions_with_values(
+            texts, left, right, rule, coverage=coverage, short_strict=False
+        )
+        return lenient, strict & ~lenient
 
     def _copies(
         self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
@@ -681,24 +695,31 @@ class ParagraphMethod:
         }
 
 
-def _changed_copies(keys: np.ndarray, changes: np.ndarray, *, most: int) -> np.ndarray:
-    """Positions of the paragraph copies (``keys``: ``k << 32 | row in a``, with the values each
-    ``changes``) that a document pair's veto lists: those that change a value, in the pairs
-    ``k`` whose paragraphs change more than ``most`` values in all — each paragraph of ``a``
-    counted once, at its copy that changes fewest. The copy rule lets a paragraph correct one
-    figure; a document whose every paragraph restates one figure (a Fed operation of another
-    day: "three-day" / "overnight", "6-1/4 pct" / "6-3/8 pct") is another story of a template,
-    not a corrected copy."""
-    if not len(keys):
+def _changed_copies(
+    keys_a: np.ndarray, keys_b: np.ndarray, changes: np.ndarray, *, most: int
+) -> np.ndarray:
+    """Positions of the paragraph copies (``keys_a`` / ``keys_b``: ``k << 32 | row`` on either
+    side, with the values each ``changes``) that a document pair's veto lists: those that
+    change a value, in the pairs ``k`` whose paragraphs change more than ``most`` values in all
+    on both sides — each paragraph counted once, at its copy that changes fewest (the same
+    answer whichever document is ``a``). The copy rule lets a paragraph correct one figure; a
+    document whose every paragraph restates one figure (a Fed operation of another day:
+    "three-day" / "overnight", "6-1/4 pct" / "6-3/8 pct") is another story of a template, not
+    a corrected copy."""
+    if not len(keys_a):
         return np.empty(0, np.int64)
+    over = np.intersect1d(_pairs_over(keys_a, changes, most), _pairs_over(keys_b, changes, most))
+    return np.flatnonzero(np.isin(keys_a >> 32, over) & (changes > 0))
+
+
+def _pairs_over(keys: np.ndarray, changes: np.ndarray, most: int) -> np.ndarray:
+    """The pairs ``k`` (of keys ``k << 32 | row``) whose distinct paragraphs, each at its copy
+    that changes fewest values, change more than ``most`` in all."""
     order = np.lexsort((changes, keys))
     first = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
-    fewest = changes[order][first]  # per distinct paragraph of a, its fewest changes
-    pair = keys[order][first] >> 32
-    uniq, inv = np.unique(pair, return_inverse=True)
-    total = np.bincount(inv, weights=fewest, minlength=len(uniq))
-    over = np.isin(keys >> 32, uniq[total > most])
-    return np.flatnonzero(over & (changes > 0))
+    fewest = changes[order][first]
+    pair, inv = np.unique(keys[order][first] >> 32, return_inverse=True)
+    return pair[np.bincount(inv, weights=fewest, minlength=len(pair)) > most]
 
 
 def _headlines(

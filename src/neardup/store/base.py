@@ -177,7 +177,10 @@ def compare_meta(stored: dict[str, str], version: str, params: dict[str, Any], u
             if any(key.endswith("common_grams") and old.get(key) != new.get(key) for key in keys)
             else ""
         )
-        if added:
+        versions = version != stored.get("version") or any(
+            key.endswith("rule_version") and old.get(key) != new.get(key) for key in keys
+        )
+        if added and not versions:  # another rule or contract: no option opens it
             hint += (
                 "; a store built before an option that is on by default opens with it off: "
                 + " ".join(f"--option {setting}" for setting in added)
