@@ -1347,6 +1347,20 @@ def test_copy_rule_an_abbreviation_spelled_out_is_no_replaced_word(short, long):
     assert not judge(text.format("quarter"), text.format("annual"), CopyRule()).copy
 
 
+def test_copy_rule_another_subject_at_the_start_of_a_short_alphabetic_text():
+    """Rule 16: the words that open a short alphabetic text, replaced by others, are its
+    subject (another company's flash); at the start of a short Chinese post the same shape is
+    an interjection or a re-typed opening and stays as it was (measured on weibo_ced_zh)."""
+    from neardup.copyrule import CopyRule, judge
+
+    rule = CopyRule()
+    flash = "union pacific raises crude oil postings 50 cts a bbl wti to 19 dlrs"
+    assert not judge(flash, flash.replace("union pacific", "murphy"), rule).copy
+    assert judge(flash, flash.replace("union pacific", "union pacific corp"), rule).copy
+    post = "很多时候人还不如动物真的是这样"
+    assert judge(post, post.replace("很多", "有些"), rule).copy
+
+
 def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     """The compiled test takes the pairs it can decide: a counter changed at the end, a typo,
     a changed year; and leaves pairs whose replaced token repeats beside it to the alignment."""

@@ -65,6 +65,7 @@ _CJK_BLOCKS = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0
 #: Code point ranges of CJK ideographs (a regex character-class body).
 CJK_RANGES = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_BLOCKS)
 _TOKEN = re.compile(f"[{CJK_RANGES}]|[^\\W_{CJK_RANGES}]+")
+_CJK_TOKEN = re.compile(f"[{CJK_RANGES}]")
 _CN_DIGITS = str.maketrans("〇零一二两三四五六七八九", "001223456789")
 _CN_NUMBER = re.compile(
     r"[〇零一二两三四五六七八九十百千万]{2,}"
@@ -697,7 +698,8 @@ def _value_changes(
     unchanged), and in a short text (under ``short_tokens`` tokens, where no value may change)
     one word replaced by another (:func:`_replaced_word`). Names: a short
     phrase (a name, a place, a title word) replaced — unless it is typing errors
-    (:func:`_typos`). Tokens of boilerplate one text added (:class:`_Added`, marked by
+    (:func:`_typos`); between aligned runs, or at the start of a short alphabetic text (the
+    subject of a flash: "Union Pacific / Murphy raises crude oil postings"). Tokens of boilerplate one text added (:class:`_Added`, marked by
     :func:`_added_boilerplate`): when the tail of the alignment is mostly such text
     (:func:`_added_tail`), the tail is a cut text facing an added footer, not a row of
     substitutions, and the footer's numbers are those of an inserted passage (a date or year
@@ -725,7 +727,9 @@ def _value_changes(
                 continue
             changes += interior
             hard = hard or bool(_dated(gap_a, before, after_a) | _dated(gap_b, before, after_b))
-        elif interior and 2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens:
+        elif (interior or (short and after_a is not None and _alphabetic(gap_a, gap_b))) and (
+            2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens
+        ):
             names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
         elif len(gap_a) == len(gap_b) == 1 and short:  # sun / phillips raises crude postings
             changes += _replaced_word(gap_a[0], gap_b[0])
@@ -874,6 +878,11 @@ def _replaced_word(x: str, y: str) -> bool:
     if short[0] == long[0] and _in_order(short, long):
         return False
     return Levenshtein.normalized_similarity(x, y) < 0.5
+
+
+def _alphabetic(*gaps: Sequence[str]) -> bool:
+    """Whether the tokens of ``gaps`` are all words of letters (no CJK character, no digit)."""
+    return all(t.isalpha() and not _CJK_TOKEN.fullmatch(t) for gap in gaps for t in gap)
 
 
 def _in_order(short: str, long: str) -> bool:
