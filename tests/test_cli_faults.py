@@ -364,7 +364,8 @@ def test_normalisation_flags_and_a_normalisation_option_are_not_both_taken(tmp_p
 def test_a_table_of_another_gram_length_is_refused(tmp_path, capsys):
     """--tables took the table a `paragraph` run wrote (5-grams) for `auto` (3-grams) and gave
     another answer, silently; the table records its gram length and a method refuses another.
-    A table saved before the length was recorded (no field) is taken as before."""
+    A table saved before the length was recorded (no field) counts character grams: taken by
+    `auto`, and by `paragraph` only without word grams."""
     import numpy as np
 
     from neardup.methods.commongrams import CommonGrams
@@ -393,7 +394,24 @@ def test_a_table_of_another_gram_length_is_refused(tmp_path, capsys):
         min_df=table.min_df, version=np.array(table.version),
     )  # fmt: skip
     old = ["--tables", str(tmp_path / "old.npz"), "--method", "paragraph"]
-    assert main(["dedup", str(path), "-o", str(tmp_path / "y"), *old, "--quiet"]) == 0
+    assert main(["dedup", str(path), "-o", str(tmp_path / "y"), *old, "--quiet"]) == 2
+    assert "character grams of an unrecorded length" in capsys.readouterr().err  # no word grams
+    letters = [*old, "--option", "word_grams=0"]
+    assert main(["dedup", str(path), "-o", str(tmp_path / "y"), *letters, "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "dedup",
+                str(path),
+                "-o",
+                str(tmp_path / "w"),
+                "--tables",
+                str(tmp_path / "old.npz"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
 
 
 @pytest.mark.parametrize(

@@ -120,6 +120,8 @@ class CommonGrams:
 
 def _kind(gram: int, words: int) -> str:
     """How a table's grams are made, in words."""
+    if not gram:  # saved before tables recorded it
+        return "character grams of an unrecorded length"
     return f"{gram}-grams" + (f" (alphabetic grams of {words} words)" if words else "")
 
 
