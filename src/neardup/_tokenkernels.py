@@ -80,6 +80,22 @@ def _word_gram_stop(written, p, end, width, words):
 
 
 @numba.njit(cache=True, nogil=True)
+def _word_gram_stops(written, offsets, n, words):
+    """Offsets of every text's grams (:func:`_gram_offsets`) and where each gram of
+    :func:`word_gram_hashes` stops (a position in ``written``)."""
+    out_off = _gram_offsets(offsets, n)
+    ndocs = offsets.shape[0] - 1
+    stops = np.empty(out_off[ndocs], np.int64)
+    for d in range(ndocs):
+        start, end = offsets[d], offsets[d + 1]
+        width = min(n, end - start)
+        base = out_off[d]
+        for j in range(out_off[d + 1] - base):
+            stops[base + j] = _word_gram_stop(written, start + j, end, width, words)
+    return out_off, stops
+
+
+@numba.njit(cache=True, nogil=True)
 def word_gram_hashes(cps, offsets, n, words, written):
     """Gram hashes like :func:`neardup._kernels.char_ngram_hashes` (one per position, the same
     offsets), except where the ``n`` characters from a position hold no CJK character
@@ -91,36 +107,24 @@ def word_gram_hashes(cps, offsets, n, words, written):
     a rare gram when the words that follow it are rare together. Where the grams run is read
     from ``written`` (the code points as written, of the same length as ``cps``: grams of
     characters as heard hash reading codes, which are no CJK characters)."""
-    out_off = _gram_offsets(offsets, n)
+    out_off, stops = _word_gram_stops(written, offsets, n, words)
     ndocs = offsets.shape[0] - 1
     hashes = np.empty(out_off[ndocs], np.uint64)
     for d in range(ndocs):
-        start, end = offsets[d], offsets[d + 1]
-        width = min(n, end - start)
         base = out_off[d]
         for j in range(out_off[d + 1] - base):
-            p = start + j
             h = FNV_OFFSET
-            for q in range(p, _word_gram_stop(written, p, end, width, words)):
+            for q in range(offsets[d] + j, stops[base + j]):
                 h = _fnv_step(h, cps[q])
             hashes[base + j] = fmix64(h)
     return hashes, out_off
 
 
-@numba.njit(cache=True, nogil=True)
-def word_gram_ends(cps, offsets, n, words):
+def word_gram_ends(cps: np.ndarray, offsets: np.ndarray, n: int, words: int) -> np.ndarray:
     """Where each gram of :func:`word_gram_hashes` (of text as written) ends, as a position
     within its text: what a run of common grams covers."""
-    out_off = _gram_offsets(offsets, n)
-    ndocs = offsets.shape[0] - 1
-    ends = np.empty(out_off[ndocs], np.int64)
-    for d in range(ndocs):
-        start, end = offsets[d], offsets[d + 1]
-        width = min(n, end - start)
-        base = out_off[d]
-        for j in range(out_off[d + 1] - base):
-            ends[base + j] = _word_gram_stop(cps, start + j, end, width, words) - start
-    return ends
+    out_off, stops = _word_gram_stops(cps, offsets, n, words)
+    return stops - np.repeat(offsets[:-1], np.diff(out_off))
 
 
 # -- alignment tokens of the copy rule (see neardup.copyrule.tokenize) ----------------------
