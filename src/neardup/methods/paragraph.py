@@ -13,8 +13,9 @@ Which paragraphs match is the *evidence*:
   position whose written gram is rare, so that homophone typos leave a paragraph's grams as
   they were; in alphabetic text, with ``word_grams`` (3), a gram runs on over that many words —
   English letters carry too little for a 5-gram of them to be rare, three words in a row
-  usually are: :func:`neardup._tokenkernels.word_gram_hashes`), bottom-k sketch candidates and the copy rule of :mod:`neardup.copyrule`
-  (contained, and no substituted number, date or name). A paragraph with fewer than
+  usually are: :func:`neardup._tokenkernels.word_gram_hashes`), bottom-k sketch candidates
+  and the copy rule of :mod:`neardup.copyrule` (contained, and no substituted number, date or
+  name). A paragraph with fewer than
   ``min_paragraph_grams`` rare grams carries no evidence. A matched paragraph covers its
   characters, times the share of it the match holds. With ``contained_paragraphs`` (on), a
   paragraph contained in a longer one matches too, however little of the longer it covers (a
@@ -741,7 +742,7 @@ def _all_but_first_copied(p: Paragraphs, docs: np.ndarray, copied: np.ndarray) -
     rest = p.usable & (p.index != 0)
     need = np.bincount(p.doc[rest], minlength=int(p.doc.max(initial=-1)) + 1)
     need = need[docs] if len(need) else np.zeros(len(docs), np.int64)
-    pair, row = copied >> 32, copied & 0xFFFFFFFF
+    pair, row = copied >> 32, copied & ROW_MASK
     found = np.bincount(pair[rest[row]], minlength=len(docs))
     return (need > 0) & (found == need)
 
