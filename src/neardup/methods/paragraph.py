@@ -427,8 +427,10 @@ class ParagraphMethod:
         n, rule, coverage = len(ia), self.inner.config.rule(), self.config.version_coverage
         left, right = np.arange(n), np.arange(n, 2 * n)
         strict = versions_with_values(texts, left, right, rule, coverage=coverage)
-        lenient = versions_with_values(
-            texts, left, right, rule, coverage=coverage, short_strict=False
+        lenient = np.zeros(n, np.bool_)  # allows more: a subset of the strict versions
+        hit = np.flatnonzero(strict)
+        lenient[hit] = versions_with_values(
+            texts, left[hit], right[hit], rule, coverage=coverage, short_strict=False
         )
         return lenient, strict & ~lenient
 
