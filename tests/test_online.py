@@ -235,6 +235,7 @@ def test_paragraph_detector_equals_pairwise_shares(tmp_path, overlap):
         ("contained_paragraphs", False, True),
         ("unwrap_lines", False, True),
         ("word_grams", 0, 3),
+        ("ignore_frames", False, True),
     ],
 )
 def test_paragraph_store_built_before_an_option_reopens_with_it_off(tmp_path, option, off, on):
@@ -267,6 +268,7 @@ def test_a_topic_store_does_not_hold_the_copy_evidence_option(tmp_path):
     det.close()
     meta = str(open_store(url, read_only=True).meta())
     assert "contained_paragraphs" not in meta and "word_grams" not in meta
+    assert "ignore_frames" not in meta
     assert "unwrap_lines" in meta
 
 

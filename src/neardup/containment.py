@@ -15,7 +15,12 @@ on either side (characters for the default ``copy`` evidence, 1 per paragraph fo
   other values (two years' congress sessions, a ceremony with other leaders); a copy inserts,
   deletes and edits paragraphs, it does not restate one with other values;
 - **relation**: ``a_in_b`` when A is contained in B (``share_a >= contained``), ``b_in_a`` the
-  reverse, ``mutual`` both, ``partial`` neither (some paragraphs shared).
+  reverse, ``mutual`` both, ``partial`` neither (some paragraphs shared);
+- **frames** (``frame=`` rows, :func:`frame_rows`): a pair whose every matched row is a header
+  line matched to the other's header line, or a footer to the other's last paragraph, in
+  documents that each hold a body, shares nothing: one header and footer around two different
+  stories (a corpus makes a header held by many documents common; a header of a few documents,
+  or of two compared alone, it cannot).
 
 A containment pair is a relation, not an equivalence: clusters come from the greedy rule of
 :mod:`neardup.cluster`, which verifies every duplicate against its own representative.
@@ -30,6 +35,7 @@ import numpy as np
 
 RELATIONS = ("mutual", "a_in_b", "b_in_a", "partial")
 MAX_LISTED = 50  # matched paragraph pairs listed per document pair in the evidence
+FIRST, LAST, SHORT = 1, 2, 4  # bits of a paragraph's frame ends (:func:`frame_ends`)
 
 
 @dataclass
@@ -114,12 +120,30 @@ def document_shares(
     total_b: np.ndarray,
     *,
     whole: np.ndarray | None = None,
+    frame: np.ndarray | None = None,
 ) -> DocumentShares:
     """Aggregate matched paragraph rows (one per paragraph pair, ``doc_a < doc_b``) into
     document pairs. ``covered_*``: the weight each row covers on that side; ``total_*``: the
     document's whole weight (the same on every row of a document). ``whole`` (default: every
     row): which rows are whole matches; the others (contained paragraphs) count only in a
-    document pair with at least one whole row, and are dropped elsewhere."""
+    document pair with at least one whole row, and are dropped elsewhere. ``frame`` (default:
+    none): which rows match a header or footer line to the same end of the other document
+    (:func:`frame_rows`); two documents that share nothing else, and each hold more than that,
+    share a frame around different texts — not a duplicate, not a partial one: dropped."""
+    if frame is not None and len(doc_a):
+        shares = document_shares(
+            doc_a, doc_b, para_a, para_b, covered_a, covered_b, total_a, total_b, whole=whole
+        )
+        key = (np.asarray(doc_a, np.int64) << 32) | np.asarray(doc_b, np.int64)
+        framed = _framed(shares, np.asarray(frame, np.bool_), key)
+        if not framed.any():
+            return shares
+        rows = ~np.isin(key, (shares.a[framed] << 32) | shares.b[framed])
+        return document_shares(
+            *(np.asarray(c)[rows] for c in (doc_a, doc_b, para_a, para_b)),
+            *(np.asarray(c)[rows] for c in (covered_a, covered_b, total_a, total_b)),
+            whole=None if whole is None else np.asarray(whole)[rows],
+        )
     doc_a = np.asarray(doc_a, np.int64)
     doc_b = np.asarray(doc_b, np.int64)
     if whole is not None and len(doc_a):
@@ -159,6 +183,54 @@ def document_shares(
         np.r_[first, len(key)].astype(np.int64),
         np.zeros(n, np.int64),
     )
+
+
+def _framed(shares: DocumentShares, frame: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Per pair of ``shares``: whether every row of it (``key``: ``a << 32 | b`` per row) is a
+    frame row."""
+    pairs = (shares.a << 32) | shares.b
+    pos = np.searchsorted(pairs, key)  # shares are sorted by pair
+    inside = pos < len(pairs)
+    inside[inside] = pairs[pos[inside]] == key[inside]
+    other = np.bincount(pos[inside & ~frame], minlength=len(pairs)) if len(pairs) else pairs
+    return other == 0
+
+
+def frame_ends(
+    doc: np.ndarray,
+    index: np.ndarray,
+    counts: np.ndarray,
+    tokens: np.ndarray,
+    usable: np.ndarray,
+    *,
+    most: int,
+) -> np.ndarray:
+    """Per paragraph (of document ``doc``, ``index`` within it, ``tokens`` long; ``counts``
+    paragraphs per document; ``usable``: can be evidence), bits: ``SHORT`` for a paragraph of
+    at most ``most`` tokens (a line: a header, a footer), and ``FIRST`` / ``LAST`` for the
+    first / last paragraph of a document with a *body*: a usable paragraph that is not a line
+    at either end. Without a body, its lines are all a document has to match with: no frame."""
+    doc, index = np.asarray(doc, np.int64), np.asarray(index, np.int64)
+    last = np.asarray(counts, np.int64)[doc] - 1
+    ends = np.where(index == 0, FIRST, 0) | np.where(index == last, LAST, 0)
+    short = np.asarray(tokens) <= most
+    inner = np.asarray(usable, np.bool_) & ~((ends != 0) & short)
+    body = np.bincount(doc[inner], minlength=len(counts))[doc] > 0 if len(doc) else inner
+    ends = np.where(body, ends, 0) | np.where(short, SHORT, 0)
+    return ends.astype(np.int8)
+
+
+def frame_rows(end_a: np.ndarray, end_b: np.ndarray) -> np.ndarray:
+    """Which matched rows pair a header line with a header line (the first paragraphs of both
+    documents, both lines: :func:`frame_ends`) or the last paragraphs of both documents where
+    one is a line: a footer, also one glued to the last paragraph of a hard-wrapped text whose
+    lines were joined. (A first *line* inside a longer first paragraph is a quoted lead, as a
+    digest opens with a story's.)"""
+    end_a, end_b = np.asarray(end_a, np.int8), np.asarray(end_b, np.int8)
+    both, either = end_a & end_b, end_a | end_b
+    header = ((both & FIRST) != 0) & ((both & SHORT) != 0)
+    footer = ((both & LAST) != 0) & ((either & SHORT) != 0)
+    return header | footer
 
 
 def _distinct_best(pair: np.ndarray, para: np.ndarray, weight: np.ndarray, n: int) -> np.ndarray:

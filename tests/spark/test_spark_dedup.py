@@ -215,8 +215,8 @@ def test_english_paragraph_copies_like_local(spark, tmp_path):
     """Alphabetic text (word grams): the common-gram table fitted over the partitions, the
     verdicts and the clusters equal the local run's; the planted repost and the copy under a
     re-written headline are removed, the report whose two paragraphs change a figure each is
-    kept."""
-    from wordstories import corpus, story
+    kept, and so are two stories that share only their header and footer lines."""
+    from wordstories import corpus, sentence, story
 
     texts, source_at = corpus(size=300)
     rng = random.Random(8)
@@ -228,14 +228,17 @@ def test_english_paragraph_copies_like_local(spark, tmp_path):
         report[0] += f" It rose {figures[0]} pct to 45 mln dlrs."
         report[2] += f" Shares were {figures[1]} cents."
         texts.append("\n\n".join(report))
+    n = len(texts)
+    # two one-sentence stories between one header and one footer line: a frame, not a copy
+    frame = ("From our correspondents in London and New York today.", "Ends. Copyright ours.")
+    texts += [f"{frame[0]}\n\n{sentence(rng)}\n\n{frame[1]}" for _ in range(2)]
     source = _write_jsonl(tmp_path / "corpus.jsonl", texts)
     local_out = _local(tmp_path, source, "--method", "paragraph", "--id-field", "id")
     spark_out, _summary = _spark(spark, tmp_path, source, method="paragraph", id_field="id")
     rows = {r["id"]: r for r in _assert_same(local_out, spark_out)}
-    n = len(texts)
     removed = {
         i: rows[f"d{i}"]["representative_id"]
-        for i in range(n)
+        for i in range(len(texts))
         if rows[f"d{i}"]["representative_id"] != f"d{i}"
     }
     assert removed == {300: f"d{source_at}", n - 3: f"d{n - 4}"}

@@ -496,7 +496,7 @@ class ParagraphOnline:
         return [c for c in found if c[1] != exclude]
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
-        from ..containment import document_shares
+        from ..containment import document_shares, frame_rows
 
         key = self._key(doc)  # exact copies, as a batch groups them first
         exact = self.identical.matches(key, exclude) if key else []
@@ -539,6 +539,7 @@ class ParagraphOnline:
                 totals[dj[ok]],
                 np.full(int(ok.sum()), int(doc.state.total[0])),
                 whole=whole[ok],
+                frame=frame_rows(merged.end[base[dj] + pj][ok], doc.state.end[qi][ok]),
             )
             query = np.zeros(len(shares), np.int64)  # the query is document 0 of its own
             self.method.veto_substituted(shares, merged, shares.a, doc.state, query)

@@ -23,7 +23,9 @@ Which paragraphs match is the *evidence*:
   each side what the match holds — but only in a document pair that also shares a *whole*
   paragraph (a copy by the rule, covering at least half of the longer): a copy keeps some of
   its source's paragraphs whole, while a follow-up that quotes sentences of a speech, each a
-  short paragraph of its own inside a long one of the speech, shares none.
+  short paragraph of its own inside a long one of the speech, shares none. With
+  ``ignore_frames`` (on), two documents whose matched paragraphs are all header and footer
+  lines around different bodies share nothing (:func:`neardup.containment.frame_rows`).
 - ``topic`` (the reference's DRPKP fingerprint, :mod:`neardup.drpkp`): paragraphs within
   ``max_distance`` of each other's weighted topic-word SimHash match; every kept paragraph weighs
   1; fingerprints held by more than ``max_paragraph_docs`` documents are boilerplate.
@@ -49,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from ..config import HammingConfig, NormalizeConfig
-from ..containment import DocumentShares, document_shares
+from ..containment import DocumentShares, document_shares, frame_ends, frame_rows
 from ..copyrule import substituted as versions_with_values
 from ..errors import ConfigError
 from ..features import paragraphs as split_paragraphs
@@ -95,6 +97,7 @@ class ParagraphConfig:
     word_grams: int = 3
     contained_paragraphs: bool = True
     unwrap_lines: bool = True
+    ignore_frames: bool = True
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
 
     def __post_init__(self) -> None:
@@ -104,7 +107,7 @@ class ParagraphConfig:
                 "are copies, the default) or 'topic' (the reference's topic-word fingerprints)"
             )
         HammingConfig(max_distance=self.max_distance, blocks=self.blocks)
-        for name in ("contained_paragraphs", "unwrap_lines"):
+        for name in ("contained_paragraphs", "unwrap_lines", "ignore_frames"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
         for name in ("threshold", "contained", "version_coverage", "overlap"):
@@ -149,6 +152,7 @@ class Paragraphs:
     chars: np.ndarray  # int64 characters of the compared paragraph (its weight)
     usable: np.ndarray  # bool: enough rare grams to be evidence
     total: np.ndarray  # int64 characters per document
+    end: np.ndarray  # int8 frame ends of each paragraph (``containment.frame_ends``; 0: none)
     prepared: Prepared
 
     def __len__(self) -> int:
@@ -208,11 +212,11 @@ class ParagraphMethod:
     def persisted(self) -> dict[str, Any]:
         """What defines stored data (checked when a store is reopened)."""
         config = persisted_options(self.config)
-        for option in ("contained_paragraphs", "unwrap_lines"):
+        for option in ("contained_paragraphs", "unwrap_lines", "ignore_frames"):
             if not config[option]:
                 del config[option]  # what stores built before the option decide (and hold)
         if self.config.evidence == "topic":
-            for option in ("contained_paragraphs", "word_grams"):  # copy evidence only
+            for option in ("contained_paragraphs", "word_grams", "ignore_frames"):  # copy only
                 config.pop(option, None)
             return config
         return {**self.inner.persisted(), **config}
@@ -249,12 +253,17 @@ class ParagraphMethod:
         doc, index = paragraph_positions(counts)
         grams = np.diff(prepared.grams[1])
         chars = grams.astype(np.int64)  # distinctive characters: one per rare gram
+        usable = grams >= self.config.min_paragraph_grams
+        end = np.zeros(len(doc), np.int8)
+        if self.config.ignore_frames:
+            end = frame_ends(doc, index, counts, prepared.tokens, usable, most=HEADLINE_TOKENS)
         return Paragraphs(
             doc,
             index,
             chars,
-            grams >= self.config.min_paragraph_grams,
+            usable,
             np.bincount(doc, weights=chars, minlength=len(counts)).astype(np.int64),
+            end,
             prepared,
         )
 
@@ -525,6 +534,7 @@ class ParagraphMethod:
             paras.total[da],
             paras.total[db],
             whole=whole,
+            frame=frame_rows(paras.end[pl], paras.end[pr]),
         )
         self.veto_substituted(shares, paras, shares.a, paras, shares.b)
         self.stats["substituted_document_pairs"] = int((shares.substituted > 0).sum())

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..containment import document_shares
+from ..containment import document_shares, frame_rows
 from ..index.layout import choose_blocks, make_layout
 from ..methods.auto import VERIFY_CHUNK
 from ..methods.paragraph import boilerplate, paragraph_positions
@@ -129,7 +129,16 @@ def _shares(
         return
     doc_a, doc_b = pair_ends(b["pair"])
     shares = document_shares(
-        doc_a, doc_b, b["ia"], b["ib"], b["wa"], b["wb"], b["ta"], b["tb"], whole=b["whole"]
+        doc_a,
+        doc_b,
+        b["ia"],
+        b["ib"],
+        b["wa"],
+        b["wb"],
+        b["ta"],
+        b["tb"],
+        whole=b["whole"],
+        frame=b.get("frame"),  # the topic evidence has no frames
     )
     keep = shares.candidate(threshold=threshold, min_shared=min_shared)  # substitutions: later
     yield "candidates", len(shares)
@@ -275,7 +284,7 @@ def _weighed(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[t
         paras = method.prepared_paragraphs(method.inner.prepare(list(b["norm"])), runs)
         values, offsets = method.usable_sketch(paras)
         yield "keys", {"key": values, "pos": np.repeat(b["pos"], np.diff(offsets))}
-        yield "rows", {**b, "total": paras.total[paras.doc]}
+        yield "rows", {**b, "total": paras.total[paras.doc], "end": paras.end}
         yield "usable", int(paras.usable.sum())
 
 
@@ -309,6 +318,7 @@ def _matched(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[B
             "whole": whole[ok],
             "ta": b["total_a"][ok],
             "tb": b["total_b"][ok],
+            "frame": frame_rows(b["end_a"][ok], b["end_b"][ok]),
         }
 
 
@@ -362,7 +372,7 @@ def copy_edges(
     candidates, _stats = candidate_edges(
         tagged(weighed, "keys"), max_posting=None, partitions=partitions
     )
-    ends = {c: (f"{c}_a", f"{c}_b") for c in ("doc", "index", "total", "norm")}
+    ends = {c: (f"{c}_a", f"{c}_b") for c in ("doc", "index", "total", "end", "norm")}
     both = with_ends(candidates, rows, columns=ends, partitions=partitions)
     matched = both.mapPartitions(lambda it: _matched(it, options, shared)).persist(storage)
     config = method.config

@@ -1,0 +1,161 @@
+"""Header and footer lines (the ``paragraph`` method's ``ignore_frames``): two documents that
+share no more than the lines around different bodies share nothing — neither a duplicate nor a
+partial one — on every surface; a frame beside shared text still counts with it."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.containment import FIRST, LAST, SHORT, frame_ends, frame_rows
+from neardup.dedup import dedup_with
+from neardup.methods import create
+from neardup.methods.paragraph import HEADLINE_TOKENS
+from neardup.online import Detector
+from neardup.store import open_store
+from wordstories import corpus, sentence
+
+HEAD = "From our correspondents in London and New York today."
+FOOT = "This article is reproduced from the web and copyright belongs to its author."
+
+
+def _framed(body: str) -> str:
+    return f"{HEAD}\n\n{body}\n\n{FOOT}"
+
+
+def ends_by_definition(counts, tokens, usable, most):
+    """The docstring of :func:`frame_ends`, one document and paragraph at a time."""
+    out, row = [], 0
+    for n in counts:
+        rows = range(row, row + n)
+        body = any(usable[r] and not (r - row in (0, n - 1) and tokens[r] <= most) for r in rows)
+        for r in rows:
+            i = r - row
+            bits = SHORT if tokens[r] <= most else 0
+            if body:
+                bits |= (FIRST if i == 0 else 0) | (LAST if i == n - 1 else 0)
+            out.append(bits)
+        row += n
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_frame_ends_by_definition(counts, rnd):
+    total = sum(counts)
+    tokens = [rnd.randint(0, 40) for _ in range(total)]
+    usable = [rnd.random() < 0.6 for _ in range(total)]
+    doc = np.repeat(np.arange(len(counts)), counts)
+    index = np.concatenate([np.arange(n) for n in counts])
+    got = frame_ends(doc, index, np.array(counts), np.array(tokens), np.array(usable), most=20)
+    assert got.tolist() == ends_by_definition(counts, tokens, usable, 20)
+
+
+@given(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=60))
+def test_frame_rows_by_definition(pairs):
+    """A header pairs two first lines, both short; a footer two last paragraphs, one short."""
+    a = np.array([p[0] for p in pairs], np.int8)
+    b = np.array([p[1] for p in pairs], np.int8)
+    want = [
+        bool(x & y & FIRST and x & SHORT and y & SHORT) or bool(x & y & LAST and (x | y) & SHORT)
+        for x, y in pairs
+    ]
+    assert frame_rows(a, b).tolist() == want
+
+
+def _two_stories() -> tuple[str, str]:
+    rng = random.Random(3)
+    return _framed(sentence(rng)), _framed(sentence(rng))
+
+
+def test_documents_that_share_only_their_frame_share_nothing():
+    """Two one-sentence stories between one header and one footer: the frame is 70 % of
+    each, a duplicate by shares alone; now neither a duplicate nor a partial duplicate."""
+    a, b = _two_stories()
+    found = create("paragraph").compare(a, b)
+    assert not found["duplicate"] and not found["partial_duplicate"]
+    assert found["matched_paragraphs"] == [] and found["share_a"] == 0.0
+    old = create("paragraph", ignore_frames=False).compare(a, b)
+    assert old["duplicate"] and old["matched_paragraphs"] == [[0, 0], [2, 2]]
+
+
+def test_batch_and_online_keep_framed_stories_apart():
+    """In a corpus, the batch and the online detector (documents added in order) remove the
+    planted repost and not the second framed story; without the rule both remove it."""
+    texts, source = corpus(size=300)
+    texts += list(_two_stories())
+    n = len(texts)
+    for ignore, removed in ((True, {300: source}), (False, {300: source, n - 1: n - 2})):
+        method = create("paragraph", ignore_frames=ignore)
+        rep = np.asarray(dedup_with(method, texts).clusters.representative)
+        assert {i: int(r) for i, r in enumerate(rep) if r != i} == removed
+        det = Detector(
+            store=open_store("memory://"),
+            method="paragraph",
+            tables=method.tables,
+            ignore_frames=ignore,
+        )
+        online = {}
+        for i, text in enumerate(texts):
+            result = det.add(str(i), text)
+            if result.duplicate:
+                online[i] = int(result.matches[0].id)
+        assert online == removed
+
+
+def test_a_frame_beside_a_shared_paragraph_counts_with_it():
+    """Where the documents share more than their frame, the frame's lines count as before:
+    the same matched paragraphs and covered characters as without the rule."""
+    rng = random.Random(4)
+    shared = sentence(rng) + " " + sentence(rng)
+    a = _framed(shared + "\n\n" + sentence(rng))
+    b = _framed(shared + "\n\n" + sentence(rng))
+    found = create("paragraph").compare(a, b)
+    old = create("paragraph", ignore_frames=False).compare(a, b)
+    assert found["matched_paragraphs"] == old["matched_paragraphs"] == [[0, 0], [1, 1], [3, 3]]
+    assert found["covered_chars_a"] == old["covered_chars_a"] > 0
+    assert found["duplicate"] == old["duplicate"]
+
+
+def test_lines_are_all_a_document_without_a_body_has():
+    """Two documents of a header and a footer line alone (no body between them) are copies
+    of each other when their lines are: nothing else could be evidence."""
+    a = f"{HEAD}\n\n{FOOT}"
+    b = f"{HEAD}\n\n{FOOT} Thanks."
+    assert create("paragraph").compare(a, b)["duplicate"]
+
+
+def test_a_long_first_paragraph_is_a_quoted_lead_not_a_header():
+    """A digest that opens with a story's first paragraph shares a lead, not a header, when
+    that paragraph is longer than a line (``HEADLINE_TOKENS``): still a partial duplicate."""
+    rng = random.Random(6)
+    lead = " ".join(sentence(rng) for _ in range(3))
+    assert len(lead.split()) > HEADLINE_TOKENS
+    story = "\n\n".join([lead, *(sentence(rng) + " " + sentence(rng) for _ in range(4)), FOOT])
+    digest = "\n\n".join([lead, *(sentence(rng) + " " + sentence(rng) for _ in range(6)), HEAD])
+    found = create("paragraph").compare(story, digest)
+    assert found["partial_duplicate"] and found["matched_paragraphs"] == [[0, 0]]
+
+
+def test_a_footer_glued_to_the_last_lines_of_a_wrapped_text_is_a_frame():
+    """A hard-wrapped text's lines are joined into paragraphs, and a footer line right under
+    its last line joins that paragraph: matched inside it, it is still the footer."""
+    rng = random.Random(7)
+    words = " ".join(sentence(rng) for _ in range(4)).split()
+    lines, line = [], ""
+    for w in words:
+        if len(line) + len(w) > 60:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    wrapped = "\n".join([*lines, line + ".", FOOT])
+    a = f"{HEAD}\n\n{sentence(rng)} {sentence(rng)}\n\n{sentence(rng)}\n\n{FOOT}"
+    b = f"{HEAD}\n\n{sentence(rng)} {sentence(rng)}\n\n{wrapped}"
+    old = create("paragraph", ignore_frames=False).compare(a, b)
+    assert old["partial_duplicate"] or old["duplicate"]  # the frame alone, counted
+    found = create("paragraph").compare(a, b)
+    assert not found["duplicate"] and not found["partial_duplicate"]
