@@ -78,6 +78,7 @@ def test_documents_that_share_only_their_frame_share_nothing():
     found = create("paragraph").compare(a, b)
     assert not found["duplicate"] and not found["partial_duplicate"]
     assert found["matched_paragraphs"] == [] and found["share_a"] == 0.0
+    assert found["frame_paragraphs"] == [[0, 0], [2, 2]]  # compare shows what it set aside
     old = create("paragraph", ignore_frames=False).compare(a, b)
     assert old["duplicate"] and old["matched_paragraphs"] == [[0, 0], [2, 2]]
 
@@ -117,6 +118,7 @@ def test_a_frame_beside_a_shared_paragraph_counts_with_it():
     old = create("paragraph", ignore_frames=False).compare(a, b)
     assert found["matched_paragraphs"] == old["matched_paragraphs"] == [[0, 0], [1, 1], [3, 3]]
     assert found["covered_chars_a"] == old["covered_chars_a"] > 0
+    assert found["frame_paragraphs"] == old["frame_paragraphs"] == []
     assert found["duplicate"] == old["duplicate"]
 
 

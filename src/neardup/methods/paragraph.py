@@ -691,6 +691,8 @@ class ParagraphMethod:
             "method": self.name,
             "evidence": cfg.evidence,
             "exact_copy": exact,
+            # header and footer lines matched and set aside: the documents share nothing else
+            "frame_paragraphs": [] if ev or exact else self._frame_only(a, b),
             "share_a": ev.get("share_a", 0.0),
             "share_b": ev.get("share_b", 0.0),
             "covered_chars_a": ev.get("covered_a", 0.0),
@@ -706,6 +708,15 @@ class ParagraphMethod:
             "partial_duplicate": not duplicate
             and min(ev.get("covered_a", 0.0), ev.get("covered_b", 0.0)) >= self.min_shared,
         }
+
+    def _frame_only(self, a: str, b: str) -> list[list[int]]:
+        """The paragraphs two documents that share nothing match as their frame alone (what
+        ``ignore_frames`` set aside), for :meth:`compare` to show."""
+        if self.config.evidence != "copy" or not self.config.ignore_frames:
+            return []
+        plain = ParagraphMethod(replace(self.config, ignore_frames=False), tables=self.given_tables)
+        found = plain.compare(a, b)
+        return found["matched_paragraphs"] if found["share_a"] or found["share_b"] else []
 
 
 def _changed_copies(
