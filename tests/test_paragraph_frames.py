@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +17,7 @@ from neardup.methods import create
 from neardup.methods.paragraph import HEADLINE_TOKENS
 from neardup.online import Detector
 from neardup.store import open_store
-from wordstories import corpus, sentence
+from wordstories import VOCABULARY, corpus, sentence
 
 HEAD = "From our correspondents in London and New York today."
 FOOT = "This article is reproduced from the web and copyright belongs to its author."
@@ -30,13 +31,13 @@ def ends_by_definition(counts, tokens, usable, most):
     """The docstring of :func:`frame_ends`, one document and paragraph at a time."""
     out, row = [], 0
     for n in counts:
-        rows = range(row, row + n)
-        body = any(usable[r] and not (r - row in (0, n - 1) and tokens[r] <= most) for r in rows)
-        for r in rows:
-            i = r - row
+        rows = [r for r in range(row, row + n) if usable[r]]
+        ends = (rows[0], rows[-1]) if rows else ()
+        body = [r for r in rows if not (r in ends and tokens[r] <= most)]
+        for r in range(row, row + n):
             bits = SHORT if tokens[r] <= most else 0
-            if body:
-                bits |= (FIRST if i == 0 else 0) | (LAST if i == n - 1 else 0)
+            if usable[r] and [q for q in body if q != r]:
+                bits |= (FIRST if r == ends[0] else 0) | (LAST if r == ends[1] else 0)
             out.append(bits)
         row += n
     return out
@@ -56,7 +57,7 @@ def test_frame_ends_by_definition(counts, rnd):
 
 @given(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=60))
 def test_frame_rows_by_definition(pairs):
-    """A header pairs two first lines, both short; a footer two last paragraphs, one short."""
+    """A header pairs two first lines; a footer two last paragraphs, one a line."""
     a = np.array([p[0] for p in pairs], np.int8)
     b = np.array([p[1] for p in pairs], np.int8)
     want = [
@@ -161,3 +162,43 @@ def test_a_footer_glued_to_the_last_lines_of_a_wrapped_text_is_a_frame():
     assert old["partial_duplicate"] or old["duplicate"]  # the frame alone, counted
     found = create("paragraph").compare(a, b)
     assert not found["duplicate"] and not found["partial_duplicate"]
+
+
+def test_a_frame_anchors_no_quoted_sentence():
+    """A contained paragraph counts only beside a whole one; a header or footer is none: a
+    follow-up quoting a sentence of a speech shares nothing with it under one frame, as
+    without the frame (review of the first version, which let the frame anchor the quote)."""
+    rng = random.Random(11)
+    quote = " ".join(sentence(rng) for _ in range(2))
+    speech = " ".join([sentence(rng), quote, sentence(rng), sentence(rng), sentence(rng)])
+    own = [" ".join(sentence(rng) for _ in range(3)) for _ in range(2)]
+    bare = create("paragraph").compare(f"{speech}\n\n{own[0]}", f"{quote}\n\n{own[1]}")
+    assert bare["matched_paragraphs"] == []  # the quote alone: no whole paragraph shared
+    a = "\n\n".join([HEAD, speech, own[0], FOOT])
+    b = "\n\n".join([HEAD, quote, own[1], FOOT])
+    found = create("paragraph").compare(a, b)
+    assert not found["duplicate"] and found["matched_paragraphs"] == []
+    texts = [a, b]
+    assert list(dedup_with(create("paragraph"), texts).clusters.representative) == [0, 1]
+
+
+@pytest.mark.parametrize("around", [("", "\n\n###"), ("* * *\n\n", ""), ("* * *\n\n", "\n\n###")])
+def test_a_separator_does_not_hide_the_frame(around):
+    """A line no paragraph can match before the header or after the footer ("###" under a
+    press release) leaves the header and footer the ends of their documents."""
+    a, b = _two_stories()
+    before, after = around
+    found = create("paragraph").compare(before + a + after, b + after)
+    assert not found["duplicate"] and not found["partial_duplicate"]
+
+
+def test_a_story_copied_as_the_short_last_line_of_another_is_no_footer():
+    """A one-paragraph story that another document quotes whole as its short last paragraph
+    is contained in it, not a footer facing a footer (review of the first version)."""
+    rng = random.Random(21)
+    words = [rng.choice(VOCABULARY) for _ in range(26)]
+    a = " ".join(words).capitalize() + "."
+    tail = " ".join(words[:20]).capitalize() + "."
+    b = "\n\n".join([HEAD, " ".join(sentence(rng) for _ in range(3)), tail])
+    found = create("paragraph").compare(a, b)
+    assert found["duplicate"] and found["matched_paragraphs"] == [[0, 2]]

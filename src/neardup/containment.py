@@ -16,11 +16,11 @@ on either side (characters for the default ``copy`` evidence, 1 per paragraph fo
   deletes and edits paragraphs, it does not restate one with other values;
 - **relation**: ``a_in_b`` when A is contained in B (``share_a >= contained``), ``b_in_a`` the
   reverse, ``mutual`` both, ``partial`` neither (some paragraphs shared);
-- **frames** (``frame=`` rows, :func:`frame_rows`): a pair whose every matched row is a header
-  line matched to the other's header line, or a footer to the other's last paragraph, in
-  documents that each hold a body, shares nothing: one header and footer around two different
-  stories (a corpus makes a header held by many documents common; a header of a few documents,
-  or of two compared alone, it cannot).
+- **frames** (``frame=`` rows, :func:`frame_rows`): a header line matched to the other's header
+  line, or a footer line to its footer, in documents that each hold a body, is no anchor: a
+  pair whose whole matched rows are all such lines shares nothing — one header and footer
+  around two different stories (a corpus makes a header held by many documents common; a
+  header of a few documents, or of two compared alone, it cannot).
 
 A containment pair is a relation, not an equivalence: clusters come from the greedy rule of
 :mod:`neardup.cluster`, which verifies every duplicate against its own representative.
@@ -125,31 +125,19 @@ def document_shares(
     """Aggregate matched paragraph rows (one per paragraph pair, ``doc_a < doc_b``) into
     document pairs. ``covered_*``: the weight each row covers on that side; ``total_*``: the
     document's whole weight (the same on every row of a document). ``whole`` (default: every
-    row): which rows are whole matches; the others (contained paragraphs) count only in a
-    document pair with at least one whole row, and are dropped elsewhere. ``frame`` (default:
-    none): which rows match a header or footer line to the same end of the other document
-    (:func:`frame_rows`); two documents that share nothing else, and each hold more than that,
-    share a frame around different texts — not a duplicate, not a partial one: dropped."""
-    if frame is not None and len(doc_a):
-        shares = document_shares(
-            doc_a, doc_b, para_a, para_b, covered_a, covered_b, total_a, total_b, whole=whole
-        )
-        key = (np.asarray(doc_a, np.int64) << 32) | np.asarray(doc_b, np.int64)
-        framed = _framed(shares, np.asarray(frame, np.bool_), key)
-        if not framed.any():
-            return shares
-        rows = ~np.isin(key, (shares.a[framed] << 32) | shares.b[framed])
-        return document_shares(
-            *(np.asarray(c)[rows] for c in (doc_a, doc_b, para_a, para_b)),
-            *(np.asarray(c)[rows] for c in (covered_a, covered_b, total_a, total_b)),
-            whole=None if whole is None else np.asarray(whole)[rows],
-        )
+    row): which rows are whole matches; ``frame`` (default: none): which rows match a header
+    line to the other's header line or a footer line to its footer (:func:`frame_rows`). Rows
+    count only in a document pair with at least one whole row that is not a frame: a contained
+    paragraph needs a whole one beside it, and two documents that share no more than their
+    frame (one header and footer around different stories) share nothing."""
     doc_a = np.asarray(doc_a, np.int64)
     doc_b = np.asarray(doc_b, np.int64)
-    if whole is not None and len(doc_a):
-        whole = np.asarray(whole, np.bool_)
+    if (whole is not None or frame is not None) and len(doc_a):
+        anchor = np.ones(len(doc_a), np.bool_) if whole is None else np.asarray(whole, np.bool_)
+        if frame is not None:
+            anchor = anchor & ~np.asarray(frame, np.bool_)
         key = (doc_a << 32) | doc_b
-        anchored = whole | np.isin(key, key[whole])
+        anchored = np.isin(key, key[anchor])
         if not anchored.all():
             doc_a, doc_b = doc_a[anchored], doc_b[anchored]
             para_a, para_b = np.asarray(para_a)[anchored], np.asarray(para_b)[anchored]
@@ -185,17 +173,6 @@ def document_shares(
     )
 
 
-def _framed(shares: DocumentShares, frame: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """Per pair of ``shares``: whether every row of it (``key``: ``a << 32 | b`` per row) is a
-    frame row."""
-    pairs = (shares.a << 32) | shares.b
-    pos = np.searchsorted(pairs, key)  # shares are sorted by pair
-    inside = pos < len(pairs)
-    inside[inside] = pairs[pos[inside]] == key[inside]
-    other = np.bincount(pos[inside & ~frame], minlength=len(pairs)) if len(pairs) else pairs
-    return other == 0
-
-
 def frame_ends(
     doc: np.ndarray,
     index: np.ndarray,
@@ -208,24 +185,29 @@ def frame_ends(
     """Per paragraph (of document ``doc``, ``index`` within it, ``tokens`` long; ``counts``
     paragraphs per document; ``usable``: can be evidence), bits: ``SHORT`` for a paragraph of
     at most ``most`` tokens (a line: a header, a footer), and ``FIRST`` / ``LAST`` for the
-    first / last paragraph of a document with a *body*: a usable paragraph that is not a line
-    at either end. Without a body, its lines are all a document has to match with: no frame."""
+    first / last *usable* paragraph of a document with a *body* besides it: a usable paragraph
+    that is not a line at either end. A separator no paragraph can match ("###", "* * *") does
+    not hide a header or footer; a document whose lines, or whose one long paragraph, are all
+    it has to match with has no frame."""
     doc, index = np.asarray(doc, np.int64), np.asarray(index, np.int64)
-    last = np.asarray(counts, np.int64)[doc] - 1
-    ends = np.where(index == 0, FIRST, 0) | np.where(index == last, LAST, 0)
+    usable = np.asarray(usable, np.bool_)
+    n = len(counts)
+    first = np.full(n, np.iinfo(np.int64).max, np.int64)  # stays so where none is usable
+    last = np.full(n, -1, np.int64)
+    np.minimum.at(first, doc[usable], index[usable])
+    np.maximum.at(last, doc[usable], index[usable])
+    ends = np.where(index == first[doc], FIRST, 0) | np.where(index == last[doc], LAST, 0)
     short = np.asarray(tokens) <= most
-    inner = np.asarray(usable, np.bool_) & ~((ends != 0) & short)
-    body = np.bincount(doc[inner], minlength=len(counts))[doc] > 0 if len(doc) else inner
-    ends = np.where(body, ends, 0) | np.where(short, SHORT, 0)
+    inner = usable & ~((ends != 0) & short)
+    body = np.bincount(doc[inner], minlength=n)[doc] - inner > 0 if len(doc) else inner
+    ends = np.where(body & usable, ends, 0) | np.where(short, SHORT, 0)
     return ends.astype(np.int8)
 
 
 def frame_rows(end_a: np.ndarray, end_b: np.ndarray) -> np.ndarray:
-    """Which matched rows pair a header line with a header line (the first paragraphs of both
-    documents, both lines: :func:`frame_ends`) or the last paragraphs of both documents where
-    one is a line: a footer, also one glued to the last paragraph of a hard-wrapped text whose
-    lines were joined. (A first *line* inside a longer first paragraph is a quoted lead, as a
-    digest opens with a story's.)"""
+    """Which matched rows pair two first paragraphs that are both lines (headers), or two last
+    paragraphs of which one is a line (:func:`frame_ends`): a footer, also one glued to the
+    last lines of a hard-wrapped text or of a table, whose other rare grams are few."""
     end_a, end_b = np.asarray(end_a, np.int8), np.asarray(end_b, np.int8)
     both, either = end_a & end_b, end_a | end_b
     header = ((both & FIRST) != 0) & ((both & SHORT) != 0)
