@@ -12,8 +12,13 @@ One pipeline for short and long texts, Chinese and English:
    evidence). The common grams are a frozen table (:class:`CommonGrams`): fitted on the input by
    ``neardup dedup``, written beside the outputs and loaded by the online detector, so every
    surface decides the same.
-3. **Candidates**: two documents sharing one of their ``sketch`` smallest rare-gram hashes (a
-   bottom-k sample: every rare gram of a short text, a consistent sample of a long one).
+3. **Candidates**: two documents sharing one of their smallest rare-gram hashes (a bottom-k
+   sample of ``clip(n / 4, 4, sketch)`` of a text's ``n`` rare grams: every rare gram of a text
+   of at most 4, a consistent sample of the others — a copy shares most of its grams, so a few
+   suffice). ``compare`` judges any two texts it is given; a batch or the online detector
+   judges only candidates, so a pair whose samples share no hash ("真没出息！" / "真没出息！
+   ID:09217": 2 and 10 rare grams, 4 of them sampled) is a copy to ``compare`` and never
+   judged in a corpus.
 4. **Verification** (``match="copy"``, :mod:`neardup.copyrule`): the shorter text is contained in
    the longer (rare-gram containment ≥ ``containment``, coverage of the longer ≥ ``coverage``;
    short texts, and texts under ``typo_tokens`` tokens whose rare grams fail (a few typos destroy

@@ -58,6 +58,7 @@ from ..features import paragraphs as split_paragraphs
 from ..index.ngram import candidates_from_keys
 from ..index.permuted import hamming_pairs
 from ..nearmiss import NearMisses
+from ..normalize import normalize_many
 from ..pairs import PairSet
 from ..parallel import chunk_ranges
 from .auto import VERIFY_CHUNK, AutoConfig, AutoMethod, persisted_options
@@ -590,8 +591,16 @@ class ParagraphMethod:
     def document_keys(
         self, texts: Sequence[str], compared: list[str], counts: np.ndarray
     ) -> list[str]:
-        """What makes two documents exact copies of each other: their compared paragraphs, in
-        order (a document whose paragraphs compare to nothing: its text as written)."""
+        """What makes two documents exact copies of each other: their paragraphs as the evidence
+        compares them, in order — the compared paragraphs (``copy``), or the normalised ones
+        the topic words are read from (``topic``: a URL the compared text drops is a topic
+        word, so documents whose compared paragraphs are one text may differ in their topic
+        prints, and one member of an exact-copy group would decide for the others); a document
+        whose paragraphs compare to nothing: its text as written."""
+        if self.config.evidence == "topic":
+            per_doc = [split_paragraphs(t, unwrap=self.config.unwrap_lines) for t in texts]
+            counts = np.array([len(p) for p in per_doc], np.int64)
+            compared = normalize_many([p for ps in per_doc for p in ps], self.config.normalize)
         ends = np.cumsum(counts).tolist()
         starts = [0, *ends[:-1]]
         keys = ["\n".join(compared[lo:hi]) for lo, hi in zip(starts, ends, strict=True)]
