@@ -178,6 +178,7 @@ def test_a_frame_anchors_no_quoted_sentence():
     b = "\n\n".join([HEAD, quote, own[1], FOOT])
     found = create("paragraph").compare(a, b)
     assert not found["duplicate"] and found["matched_paragraphs"] == []
+    assert found["frame_paragraphs"] == [[0, 0], [3, 3]]  # the lines, not the quote
     texts = [a, b]
     assert list(dedup_with(create("paragraph"), texts).clusters.representative) == [0, 1]
 

@@ -271,3 +271,49 @@ def test_topic_exact_copies_are_what_the_topic_words_read(order):
     for i, r in enumerate(rep):  # each removal is a duplicate of its representative
         assert r == i or judge.compare(texts[r], texts[i])["duplicate"]
     assert rep != [0, 0, 0]  # the first post is a duplicate of at most one of the others
+
+
+def test_topic_documents_that_normalise_to_nothing_are_no_exact_copies():
+    """Documents whose paragraphs all normalise to nothing were keyed by their empty
+    paragraphs joined ("\\n"), so any two with as many paragraphs were exact copies (a review
+    of the topic key): keyed by their text as written, they are copies only when identical."""
+    texts = ['<img src="a.jpg">\n\n<img src="b.jpg">', "<br>\n\n<hr>", "<br>\n\n<hr>"]
+    for evidence in ("topic", "copy"):
+        rep = dedup_with(create("paragraph", evidence=evidence), texts).clusters.representative
+        assert rep.tolist() == [0, 1, 1]
+        assert not create("paragraph", evidence=evidence).compare(*texts[:2])["exact_copy"]
+
+
+def test_a_topic_store_built_before_its_key_was_recorded_is_refused(tmp_path, monkeypatch):
+    """Its stored key digests are of the compared paragraphs: reopened under the new key it
+    would miss exact copies and find false ones, so it is refused (re-index). The store of the
+    previous release is made by this code without the recorded key."""
+    from neardup.errors import IncompatibleIndexError
+    from neardup.methods.paragraph import ParagraphMethod
+
+    url = f"sqlite:///{tmp_path}/t.db"
+    current = ParagraphMethod.persisted
+
+    def before(self):
+        return {k: v for k, v in current(self).items() if k != "exact_key"}
+
+    monkeypatch.setattr(ParagraphMethod, "persisted", before)
+    det = Detector(store=open_store(url), method="paragraph", evidence="topic")
+    det.add("a", "中国经济今年增长强劲，消费投资出口三驾马车协同发力。")
+    det.close()
+    monkeypatch.setattr(ParagraphMethod, "persisted", current)
+    store = open_store(url)
+    with pytest.raises(IncompatibleIndexError, match="exact_key: stored None") as no:
+        Detector(store=store, method="paragraph", evidence="topic")
+    assert "--option" not in str(no.value)  # no option opens it: re-index
+    store.close()
+    again = Detector(
+        store=open_store(f"sqlite:///{tmp_path}/new.db"), method="paragraph", evidence="topic"
+    )
+    again.add("a", "中国经济今年增长强劲，消费投资出口三驾马车协同发力。")
+    again.close()
+    reopened = Detector(
+        store=open_store(f"sqlite:///{tmp_path}/new.db"), method="paragraph", evidence="topic"
+    )
+    assert len(reopened) == 1
+    reopened.close()

@@ -72,6 +72,7 @@ EVIDENCE = ("copy", "topic")
 CONTAINED_COVERAGE = 0.01
 CROSS_CHUNK = 1 << 20  # paragraph pairs of candidate documents built at a time (memory)
 HEADLINE_TOKENS = 20  # a first paragraph of at most this many tokens may be a headline
+TOPIC_EXACT_KEY = "normalised paragraphs"  # the topic evidence's exact-copy key (persisted)
 ROW_MASK = np.int64(0xFFFFFFFF)  # the paragraph row of a ``k << 32 | row`` key
 
 
@@ -219,7 +220,9 @@ class ParagraphMethod:
         if self.config.evidence == "topic":
             for option in ("contained_paragraphs", "word_grams", "ignore_frames"):  # copy only
                 config.pop(option, None)
-            return config
+            # what the stored key digests are of: a store of the compared paragraphs' keys
+            # (before it was recorded) would take texts for exact copies that are not
+            return {**config, "exact_key": TOPIC_EXACT_KEY}
         return {**self.inner.persisted(), **config}
 
     @property
@@ -603,11 +606,14 @@ class ParagraphMethod:
             compared = normalize_many([p for ps in per_doc for p in ps], self.config.normalize)
         ends = np.cumsum(counts).tolist()
         starts = [0, *ends[:-1]]
-        keys = ["\n".join(compared[lo:hi]) for lo, hi in zip(starts, ends, strict=True)]
+        keys = [
+            "\n".join(compared[lo:hi]) if any(compared[lo:hi]) else ""
+            for lo, hi in zip(starts, ends, strict=True)
+        ]  # paragraphs that all compare to nothing ("<br>" / "<hr>"): no key of theirs
         return [k or t for k, t in zip(keys, texts, strict=True)]
 
     def find_pairs(self, texts: Sequence[str]) -> PairSet:
-        """Exact copies (identical compared paragraphs) first, each paired with the first
+        """Exact copies (the same :meth:`document_keys`) first, each paired with the first
         document of its text, as ``auto`` does; then the paragraph evidence among one document of
         each text. A story repeated more often than ``common_min_df`` (or, for ``topic``,
         ``max_paragraph_docs``) would otherwise make its own paragraphs common and match
@@ -663,7 +669,7 @@ class ParagraphMethod:
 
     def _pair(self, a: str, b: str) -> tuple[DocumentShares, np.ndarray, bool]:
         """The shares of one pair, which of them are duplicates, and whether the two are exact
-        copies (identical compared paragraphs: a batch groups them before any pair is judged)."""
+        copies (the same :meth:`document_keys`: a batch groups them before any pair is judged)."""
         compared, counts = self.compared_paragraphs([a, b])
         key_a, key_b = self.document_keys([a, b], compared, counts)
         if self.config.evidence == "topic":
@@ -725,7 +731,17 @@ class ParagraphMethod:
             return []
         plain = ParagraphMethod(replace(self.config, ignore_frames=False), tables=self.given_tables)
         found = plain.compare(a, b)
-        return found["matched_paragraphs"] if found["share_a"] or found["share_b"] else []
+        if not (found["share_a"] or found["share_b"]):
+            return []
+        paras = self.paragraphs([a, b])
+        end = {
+            (int(d), int(i)): e for d, i, e in zip(paras.doc, paras.index, paras.end, strict=True)
+        }
+        return [
+            [i, j]
+            for i, j in found["matched_paragraphs"]
+            if frame_rows(np.array([end[(0, i)]]), np.array([end[(1, j)]]))[0]
+        ]
 
 
 def _changed_copies(
