@@ -51,7 +51,7 @@ def test_frame_ends_by_definition(counts, rnd):
     usable = [rnd.random() < 0.6 for _ in range(total)]
     doc = np.repeat(np.arange(len(counts)), counts)
     index = np.concatenate([np.arange(n) for n in counts])
-    got = frame_ends(doc, index, np.array(counts), np.array(tokens), np.array(usable), most=20)
+    got = frame_ends(doc, index, np.array(tokens), np.array(usable), documents=len(counts), most=20)
     assert got.tolist() == ends_by_definition(counts, tokens, usable, 20)
 
 

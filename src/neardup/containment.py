@@ -176,14 +176,14 @@ def document_shares(
 def frame_ends(
     doc: np.ndarray,
     index: np.ndarray,
-    counts: np.ndarray,
     tokens: np.ndarray,
     usable: np.ndarray,
     *,
+    documents: int,
     most: int,
 ) -> np.ndarray:
-    """Per paragraph (of document ``doc``, ``index`` within it, ``tokens`` long; ``counts``
-    paragraphs per document; ``usable``: can be evidence), bits: ``SHORT`` for a paragraph of
+    """Per paragraph (of document ``doc`` of ``documents``, ``index`` within it, ``tokens``
+    long; ``usable``: can be evidence), bits: ``SHORT`` for a paragraph of
     at most ``most`` tokens (a line: a header, a footer), and ``FIRST`` / ``LAST`` for the
     first / last *usable* paragraph of a document with a *body* besides it: a usable paragraph
     that is not a line at either end. A separator no paragraph can match ("###", "* * *") does
@@ -191,7 +191,7 @@ def frame_ends(
     it has to match with has no frame."""
     doc, index = np.asarray(doc, np.int64), np.asarray(index, np.int64)
     usable = np.asarray(usable, np.bool_)
-    n = len(counts)
+    n = documents
     first = np.full(n, np.iinfo(np.int64).max, np.int64)  # stays so where none is usable
     last = np.full(n, -1, np.int64)
     np.minimum.at(first, doc[usable], index[usable])

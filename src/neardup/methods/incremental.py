@@ -415,7 +415,7 @@ class ParagraphOnline:
         return [self._prepare(text, fp) for text, fp in zip(texts, fps, strict=True)]
 
     def _prepare(self, text: str, fingerprint: int) -> Doc:
-        compared, counts = self.method.compared_paragraphs([text])
+        compared, counts = self.method.evidence_paragraphs([text])
         (key,) = self.method.document_keys([text], compared, counts)
         if self.topic:  # the key's digest: a topic payload holds no compared text
             prints = self.method.paragraph_prints([text]).fingerprints.tolist()

@@ -260,7 +260,9 @@ class ParagraphMethod:
         usable = grams >= self.config.min_paragraph_grams
         end = np.zeros(len(doc), np.int8)
         if self.config.ignore_frames:
-            end = frame_ends(doc, index, counts, prepared.tokens, usable, most=HEADLINE_TOKENS)
+            end = frame_ends(
+                doc, index, prepared.tokens, usable, documents=len(counts), most=HEADLINE_TOKENS
+            )
         return Paragraphs(
             doc,
             index,
@@ -591,23 +593,28 @@ class ParagraphMethod:
             return self._topic_shares(texts)
         return self._copy_shares(*self.compared_paragraphs(texts), fit=fit)
 
+    def evidence_paragraphs(self, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """Every paragraph of ``texts`` as the evidence reads it, in order, and how many each
+        document has: the compared paragraphs (``copy``, :meth:`compared_paragraphs`), or the
+        normalised ones the topic words are read from (``topic``: a URL the compared text drops
+        is a topic word there)."""
+        if self.config.evidence != "topic":
+            return self.compared_paragraphs(texts)
+        per_doc = [split_paragraphs(t, unwrap=self.config.unwrap_lines) for t in texts]
+        counts = np.array([len(p) for p in per_doc], np.int64)
+        return normalize_many([p for ps in per_doc for p in ps], self.config.normalize), counts
+
     def document_keys(
-        self, texts: Sequence[str], compared: list[str], counts: np.ndarray
+        self, texts: Sequence[str], paragraphs: list[str], counts: np.ndarray
     ) -> list[str]:
-        """What makes two documents exact copies of each other: their paragraphs as the evidence
-        compares them, in order — the compared paragraphs (``copy``), or the normalised ones
-        the topic words are read from (``topic``: a URL the compared text drops is a topic
-        word, so documents whose compared paragraphs are one text may differ in their topic
-        prints, and one member of an exact-copy group would decide for the others); a document
-        whose paragraphs compare to nothing: its text as written."""
-        if self.config.evidence == "topic":
-            per_doc = [split_paragraphs(t, unwrap=self.config.unwrap_lines) for t in texts]
-            counts = np.array([len(p) for p in per_doc], np.int64)
-            compared = normalize_many([p for ps in per_doc for p in ps], self.config.normalize)
+        """What makes two documents exact copies of each other: their
+        :meth:`evidence_paragraphs`, in order (documents whose compared paragraphs are one text
+        may differ in their topic prints, and one member of an exact-copy group would decide for
+        the others); a document whose paragraphs compare to nothing: its text as written."""
         ends = np.cumsum(counts).tolist()
         starts = [0, *ends[:-1]]
         keys = [
-            "\n".join(compared[lo:hi]) if any(compared[lo:hi]) else ""
+            "\n".join(paragraphs[lo:hi]) if any(paragraphs[lo:hi]) else ""
             for lo, hi in zip(starts, ends, strict=True)
         ]  # paragraphs that all compare to nothing ("<br>" / "<hr>"): no key of theirs
         return [k or t for k, t in zip(keys, texts, strict=True)]
@@ -619,7 +626,7 @@ class ParagraphMethod:
         ``max_paragraph_docs``) would otherwise make its own paragraphs common and match
         nothing, and a copy too short to share ``min_shared_chars`` would never be found."""
         cfg = self.config
-        compared, counts = self.compared_paragraphs(texts)
+        compared, counts = self.evidence_paragraphs(texts)
         first, group, copies = identical_groups(self.document_keys(texts, compared, counts))
         if cfg.evidence == "topic":
             shares = self._topic_shares([texts[i] for i in first.tolist()])
@@ -670,7 +677,7 @@ class ParagraphMethod:
     def _pair(self, a: str, b: str) -> tuple[DocumentShares, np.ndarray, bool]:
         """The shares of one pair, which of them are duplicates, and whether the two are exact
         copies (the same :meth:`document_keys`: a batch groups them before any pair is judged)."""
-        compared, counts = self.compared_paragraphs([a, b])
+        compared, counts = self.evidence_paragraphs([a, b])
         key_a, key_b = self.document_keys([a, b], compared, counts)
         if self.config.evidence == "topic":
             shares = self._topic_shares([a, b])

@@ -64,7 +64,7 @@ def document_batch(method: Any, texts: list[str], pos: np.ndarray) -> Batch:
     """Per document: its exact-copy key (``key``, :meth:`ParagraphMethod.document_keys`) and
     that key's hash (``h``, by which identical documents meet); ``paragraphs``: the nested
     paragraph rows of the configured evidence (:func:`compared_rows`, :func:`prints_rows`)."""
-    compared, counts = method.compared_paragraphs(texts)
+    compared, counts = method.evidence_paragraphs(texts)
     keys = method.document_keys(texts, compared, counts)
     out = {"h": text_hashes(keys), "key": np.array(keys, dtype=object)}
     if method.config.evidence == "copy":
