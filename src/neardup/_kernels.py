@@ -507,27 +507,32 @@ def _sort_hashes(src, lo, hi, dst, start, counts):
                 root = child
 
 
-@numba.njit(cache=True, nogil=True)
 def unique_per_doc(hashes, offsets):
-    """Sort each document's hashes and drop repeats; returns ``(values, offsets)``."""
+    """Sort each document's hashes and drop repeats; returns ``(values, offsets)``.
+
+    Sorting is :func:`sort_per_doc`'s, the repeats are dropped by a small kernel of its own:
+    a kernel that called :func:`_sort_hashes` itself would compile it a second time (about half
+    a second on a first run, where every kernel compiles)."""
+    ordered = sort_per_doc(hashes, offsets)
+    return _drop_repeats(ordered, offsets)
+
+
+@numba.njit(cache=True, nogil=True)
+def _drop_repeats(values, offsets):
+    """Each document's run of sorted ``values`` without repeats, in place; returns ``(values,
+    offsets)`` (a prefix of ``values``)."""
     ndocs = offsets.shape[0] - 1
-    out = np.empty(hashes.shape[0], np.uint64)
     out_off = np.empty(ndocs + 1, np.int64)
     out_off[0] = 0
-    longest = 1
-    for d in range(ndocs):
-        longest = max(longest, offsets[d + 1] - offsets[d])
-    counts = np.empty(min(2 * longest, 1 << MAX_BUCKET_BITS) + 2, np.int64)  # the buckets + 1
     w = 0
     for d in range(ndocs):
         start = w
-        _sort_hashes(hashes, offsets[d], offsets[d + 1], out, start, counts)
-        for i in range(start, start + offsets[d + 1] - offsets[d]):  # in place: w <= i
-            if i == start or out[i] != out[w - 1]:
-                out[w] = out[i]
+        for i in range(offsets[d], offsets[d + 1]):  # in place: w <= i
+            if w == start or values[i] != values[w - 1]:
+                values[w] = values[i]
                 w += 1
         out_off[d + 1] = w
-    return out[:w], out_off
+    return values[:w], out_off
 
 
 @numba.njit(cache=True, nogil=True)
