@@ -1221,6 +1221,92 @@ def test_copy_rule_bag_bound_changes_no_verdict(texts):
     assert np.array_equal(fast.similarity[fast.copy], full.similarity[full.copy])
 
 
+_TEMPLATE_WORDS = ["甲", "乙", "丙", "丁", "的", "第", "届", "日", "年", "x", "y", "z"]
+_TEMPLATE_NUMBERS = ["3", "7", "12", "2023", "2024", "98765"]
+
+
+@st.composite
+def _templated_pairs(draw):
+    """A text of words and numbers and variants of it: numbers replaced, passages (with numbers)
+    inserted or deleted, a passage moved — short and long, near and past the passage length
+    that lets numbers not count (``max_value_tokens``)."""
+    vocab = st.sampled_from(_TEMPLATE_WORDS + _TEMPLATE_NUMBERS)
+    base = draw(st.lists(vocab, min_size=4, max_size=60))
+    variants = []
+    for _ in range(draw(st.integers(1, 4))):
+        tokens = list(base)
+        for _ in range(draw(st.integers(0, 2))):  # numbers replaced
+            spots = [k for k, t in enumerate(tokens) if t[0].isdigit()]
+            if spots:
+                tokens[draw(st.sampled_from(spots))] = draw(st.sampled_from(_TEMPLATE_NUMBERS))
+        if draw(st.booleans()):  # a passage inserted
+            at = draw(st.integers(0, len(tokens)))
+            tokens[at:at] = draw(st.lists(vocab, min_size=1, max_size=20))
+        if draw(st.booleans()) and len(tokens) > 2:  # a passage deleted
+            lo = draw(st.integers(0, len(tokens) - 1))
+            del tokens[lo : lo + draw(st.integers(1, 20))]
+        if draw(st.booleans()) and len(tokens) > 10:  # the head moved to the end
+            cut = draw(st.integers(1, len(tokens) - 1))
+            tokens = tokens[cut:] + tokens[:cut]
+        variants.append(" ".join(tokens))
+    return [" ".join(base), *variants]
+
+
+# A copy that corrects one figure, lost a passage holding a number and gained one holding
+# two: its numbers differ as a whole, but those of the passages do not count — a copy.
+_BODY = "甲 乙 丙 丁 的 x y z 甲 乙 丙 丁 的 x y z 丙 丁 的 x"
+PASSAGES = [
+    f"{_BODY} 7 {_BODY} 甲 丁 乙 丙 3 y x 丙 的 z 甲 乙 丁 丙 {_BODY}",
+    f"{_BODY} 12 {_BODY} {_BODY} 丁 甲 12345 丙 乙 的 x 2024 z y 丁 丙 甲 乙",
+]
+
+
+@given(_templated_pairs())
+@settings(max_examples=150, deadline=None)
+def test_copy_rule_numbers_that_differ_reject_as_the_alignment_does(texts):
+    """A batch rejects pairs whose numbers differ as a whole without aligning them when no
+    passage can be long enough to hold numbers that do not count: the verdict and the hard
+    change are those of the full alignment (``prune=False`` aligns every pair in full)."""
+    from neardup.copyrule import CopyRule, judge_pairs
+
+    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
+    rule = CopyRule()
+    texts = [*texts, *PASSAGES]
+    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
+    for strict in (None, np.zeros(len(pairs), np.bool_)):  # the short-text rule, or shares
+        fast = judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule, token_rule=strict)
+        full = judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule, token_rule=strict, prune=False)
+        assert fast.copy.tolist() == full.copy.tolist(), texts
+        shaped = fast.copy | full.copy | fast.year_change
+        assert fast.year_change[shaped].tolist() == full.year_change[shaped].tolist(), texts
+
+
+def test_copy_rule_templated_messages_are_rejected_without_their_alignment(monkeypatch):
+    """Messages from one template with other figures ("李娜在8日参加了…第8届运动会并获得6枚奖
+    牌") are mostly rejected on their numbers alone (the shortcut), with the verdicts of the
+    full alignment; ``compare`` (no pruning) still aligns them and counts their changes."""
+    import neardup.copyrule as copyrule
+
+    rng = random.Random(5)
+    texts = [
+        f"{rng.choice('张王李')}{rng.choice('伟芳娜')}在{rng.randint(1, 28)}日参加了北京市第"
+        f"{rng.randint(1, 50)}届运动会并获得{rng.randint(1, 10)}枚奖牌"
+        for _ in range(60)
+    ]
+    texts += texts[:5]  # and identical copies
+    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
+    aligned = []
+    real = copyrule._put_in_order
+    monkeypatch.setattr(copyrule, "_put_in_order", lambda a, b: aligned.append(1) or real(a, b))
+    rule = copyrule.CopyRule()
+    fast = copyrule.judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule)
+    in_fast = len(aligned)
+    full = copyrule.judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule, prune=False)
+    assert fast.copy.tolist() == full.copy.tolist()
+    assert in_fast < (len(aligned) - in_fast) / 2  # most pairs were never aligned in the batch
+    assert full.copy.sum() > 0 and (~full.copy).sum() > 100  # copies (identical) and not
+
+
 @given(
     st.lists(
         st.sampled_from(["甲", "乙", "丙", "的", "第", "次", "年", "3", "2023", "x"]), max_size=30
