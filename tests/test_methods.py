@@ -1261,24 +1261,79 @@ PASSAGES = [
 ]
 
 
-@given(_templated_pairs())
-@settings(max_examples=150, deadline=None)
-def test_copy_rule_numbers_that_differ_reject_as_the_alignment_does(texts):
-    """A batch rejects pairs whose numbers differ as a whole without aligning them when no
-    passage can be long enough to hold numbers that do not count: the verdict and the hard
-    change are those of the full alignment (``prune=False`` aligns every pair in full)."""
+# Review: at 7 tokens outside the alignment, weak anchors (one shared token each) join the gaps
+# 2023 山 天 水 地 … 金 风 into a lopsided region of 13 tokens, a passage whose numbers do not
+# count — a copy; one token fewer and no passage can hold them (the shortcut's exact limit).
+_SIDES = (
+    "甲 乙 丙 丁 戊 己 庚 辛 壬 癸 子 丑 寅 卯 辰 巳 午 未 申 酉 戌 亥",
+    "春 夏 秋 冬 东 南 西 北 上 下 左 右 前 后",
+)
+_ANCHORS = ["山", "水", "火", "土", "木", "金"]
+_FILLS = ["2023", "天", "地", "日", "月", "星", "风"]
+AT_THE_LIMIT = [
+    f"{_SIDES[0]} "
+    + " ".join(x for pair in zip(_FILLS, [*_ANCHORS, None], strict=True) for x in pair if x)
+    + f" {_SIDES[1]}",
+    f"{_SIDES[0]} {' '.join(_ANCHORS)} {_SIDES[1]} 5",
+]
+
+
+def _same_verdicts(texts, strict=None, boilerplate=None):
+    """The batch's verdicts (pruned, shortcut) equal the full alignment's on every pair."""
     from neardup.copyrule import CopyRule, judge_pairs
 
     pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
-    rule = CopyRule()
-    texts = [*texts, *PASSAGES]
-    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
-    for strict in (None, np.zeros(len(pairs), np.bool_)):  # the short-text rule, or shares
-        fast = judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule, token_rule=strict)
-        full = judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule, token_rule=strict, prune=False)
-        assert fast.copy.tolist() == full.copy.tolist(), texts
-        shaped = fast.copy | full.copy | fast.year_change
-        assert fast.year_change[shaped].tolist() == full.year_change[shaped].tolist(), texts
+    token_rule = None if strict is None else np.full(len(pairs), strict)
+    fast, full = (
+        judge_pairs(
+            texts,
+            pairs[:, 0],
+            pairs[:, 1],
+            CopyRule(),
+            token_rule=token_rule,
+            boilerplate=boilerplate,
+            prune=prune,
+        )
+        for prune in (True, False)
+    )
+    assert fast.copy.tolist() == full.copy.tolist(), texts
+    assert fast.year_change.tolist() == full.year_change.tolist(), texts
+    return full
+
+
+@given(_templated_pairs())
+@settings(max_examples=80, deadline=None, derandomize=True)
+def test_copy_rule_numbers_that_differ_reject_as_the_alignment_does(texts):
+    """A batch rejects pairs whose numbers differ as a whole without aligning them when no
+    passage can be long enough to hold numbers that do not count: the verdict and the hard
+    change are those of the full alignment (``prune=False`` aligns every pair in full), for
+    the short-text rule and for shares."""
+    for strict in (None, False):
+        _same_verdicts(texts, strict)
+
+
+@pytest.mark.parametrize("strict", [None, False, True])
+def test_copy_rule_numbers_shortcut_stops_where_a_passage_can_begin(strict):
+    """Review: fixed cases at the shortcut's limit — passages that hold numbers which do not
+    count (15 tokens outside the alignment; 7, joined through weak anchors) leave copies."""
+    for texts in (PASSAGES, AT_THE_LIMIT):
+        full = _same_verdicts(texts, strict)
+        assert full.copy.all() or strict, texts
+
+
+def test_copy_rule_numbers_shortcut_leaves_boilerplate_readings_alone():
+    """Review: a long pair rejected on its numbers is read again with the corpus's boilerplate
+    (a footer's telephone number does not count), so the shortcut does not decide it."""
+    from neardup.copyrule import Boilerplate
+    from neardup.methods.prepared import gram_hashes
+    from neardup.normalize import encode_texts
+
+    body = "今天市政府召开新闻发布会介绍全市经济运行情况并回答记者提问会议由副市长主持"
+    footer = "电话12345咨询"
+    values, _offsets = gram_hashes(*encode_texts([footer]), 2, 0)
+    boilerplate = Boilerplate(np.unique(values), 2, 0)
+    full = _same_verdicts([body + "于2023年", body + footer], False, boilerplate)
+    assert full.copy.all()
 
 
 def test_copy_rule_templated_messages_are_rejected_without_their_alignment(monkeypatch):

@@ -513,7 +513,7 @@ def unique_per_doc(hashes, offsets):
     Sorting is :func:`sort_per_doc`'s, the repeats are dropped by a small kernel of its own:
     a kernel that called :func:`_sort_hashes` itself would compile it a second time (about half
     a second on a first run, where every kernel compiles)."""
-    ordered = sort_per_doc(hashes, offsets)
+    ordered = sort_per_doc(np.asarray(hashes, np.uint64), offsets)
     return _drop_repeats(ordered, offsets)
 
 

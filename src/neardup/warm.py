@@ -171,7 +171,8 @@ def _cached(kernel: dict[str, Any]) -> bool:
         return True
     cache = dispatcher._cache
     key = cache._index_key(signature, dispatcher.targetctx.codegen())
-    return key in cache._cache_file._load_index()
+    name = cache._cache_file._load_index().get(key)  # numba writes the index, then the data
+    return name is not None and os.path.exists(cache._cache_file._data_path(name))
 
 
 def _compile(kernel: dict[str, Any]) -> None:
