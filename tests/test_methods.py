@@ -1358,6 +1358,7 @@ def test_copy_rule_templated_messages_are_rejected_without_their_alignment(monke
     in_fast = len(aligned)
     full = copyrule.judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule, prune=False)
     assert fast.copy.tolist() == full.copy.tolist()
+    assert fast.year_change.tolist() == full.year_change.tolist()
     assert in_fast < (len(aligned) - in_fast) / 2  # most pairs were never aligned in the batch
     assert full.copy.sum() > 0 and (~full.copy).sum() > 100  # copies (identical) and not
 
