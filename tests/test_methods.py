@@ -1178,21 +1178,28 @@ def test_token_codes_equal_hashed_python_tokens(extra):
 
 def test_token_flags_read_numbers_with_their_neighbours():
     """Golden flags: years, identifiers, date units and what makes the next number a date."""
-    from neardup._tokenkernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
+    from neardup._tokenkernels import (
+        TOKEN_BEFORE_DATE,
+        TOKEN_DATED,
+        TOKEN_DIGIT,
+        TOKEN_UNIT,
+        TOKEN_YEAR,
+    )
     from neardup.copyrule import token_codes
 
     _codes, _offsets, flags = token_codes(["第 2023 年 may 12345 x7 1899 twenty 二〇二四 月"])
     dated = TOKEN_DIGIT | TOKEN_DATED
+    year = dated | TOKEN_YEAR
     assert flags.tolist() == [
         TOKEN_BEFORE_DATE,  # 第
-        dated,  # 2023
+        year,  # 2023
         TOKEN_UNIT,  # 年
         TOKEN_BEFORE_DATE,  # may
         dated,  # 12345: an identifier
         TOKEN_DIGIT,  # x7
         TOKEN_DIGIT,  # 1899: not a year of the rule
         TOKEN_DIGIT,  # twenty -> 20
-        dated,  # 二〇二四 -> 2024
+        year,  # 二〇二四 -> 2024
         TOKEN_UNIT,  # 月
     ]
 
@@ -1310,6 +1317,30 @@ def test_copy_rule_numbers_that_differ_reject_as_the_alignment_does(texts):
     the short-text rule and for shares."""
     for strict in (None, False):
         _same_verdicts(texts, strict)
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["3", "7", "12", "2023", "2024", "1999", "98765", "x", "甲"])),
+        min_size=2,
+        max_size=6,
+    )
+)
+@settings(max_examples=100, deadline=None)
+def test_numbers_differ_compiled_is_the_rule_on_sets(texts):
+    """The compiled test of whole-text numbers (a token's hash with a year bit, sorted per text)
+    decides as :func:`_numbers_differ` on the texts' number sets, for every pair."""
+    from neardup._tokenkernels import numbers_differ
+    from neardup.copyrule import _numbers, _numbers_differ, number_keys, token_codes, tokenize
+
+    texts = [" ".join(t) for t in texts]
+    tokens = token_codes(texts)
+    docs = np.arange(len(texts))
+    keys, offsets = number_keys(tokens, docs)
+    pairs = np.array(list(itertools.permutations(docs, 2)), np.int64)
+    got = numbers_differ(keys, offsets, pairs[:, 0], pairs[:, 1])
+    sets = [_numbers(tokenize(t)) for t in texts]
+    assert got.tolist() == [_numbers_differ(sets[a], sets[b]) for a, b in pairs.tolist()]
 
 
 @pytest.mark.parametrize("strict", [None, False, True])

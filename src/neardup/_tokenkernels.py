@@ -188,12 +188,13 @@ def _unit(c):
 #: a digit; it is a year (19xx, 20xx) or 5 or more characters with a digit (an identifier); it is a
 #: date or event unit (年月日号时次届期轮) that makes the number before it a date; it is a month name
 #: or 第, which makes the number after it a date; it is a word of ``WORD_MIN`` or more letters
-#: (no digit, no CJK character, no month), which another word can replace.
+#: (no digit, no CJK character, no month), which another word can replace; it is a year.
 TOKEN_DIGIT = 1
 TOKEN_DATED = 2
 TOKEN_UNIT = 4
 TOKEN_BEFORE_DATE = 8
 TOKEN_WORD = 16
+TOKEN_YEAR = 32
 WORD_MIN = 3
 
 
@@ -204,7 +205,7 @@ def _run_flags(length, digits, head):
     if digits == 0:
         return TOKEN_WORD if length >= WORD_MIN else 0
     year = length == 4 and digits == 4 and (head == 49 * 256 + 57 or head == 50 * 256 + 48)
-    return TOKEN_DIGIT | (TOKEN_DATED if length >= 5 or year else 0)
+    return TOKEN_DIGIT | (TOKEN_DATED if length >= 5 or year else 0) | (TOKEN_YEAR if year else 0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -411,3 +412,33 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi):
             or (p > 0 and flags[a0 + p - 1] & TOKEN_BEFORE_DATE != 0)
         )
     return handled, changed, hard
+
+
+@numba.njit(cache=True, nogil=True)
+def numbers_differ(keys, offsets, left, right):
+    """:func:`neardup.copyrule._numbers_differ` of each pair ``(left[p], right[p])`` with no
+    passage: both texts hold numbers the other lacks, and one of them is a year or there are two
+    on each side. ``keys``: each text's distinct number tokens, sorted, a token's hash with its
+    lowest bit replaced by whether it is a year (:func:`neardup.copyrule.number_keys`)."""
+    n = left.shape[0]
+    out = np.zeros(n, np.bool_)
+    for p in range(n):
+        i, i_end = offsets[left[p]], offsets[left[p] + 1]
+        j, j_end = offsets[right[p]], offsets[right[p] + 1]
+        only_a = 0
+        only_b = 0
+        year = False
+        while i < i_end or j < j_end:
+            if j == j_end or (i < i_end and keys[i] < keys[j]):
+                only_a += 1
+                year = year or (keys[i] & np.uint64(1)) == 1
+                i += 1
+            elif i == i_end or keys[j] < keys[i]:
+                only_b += 1
+                year = year or (keys[j] & np.uint64(1)) == 1
+                j += 1
+            else:
+                i += 1
+                j += 1
+        out[p] = only_a > 0 and only_b > 0 and (year or min(only_a, only_b) >= 2)
+    return out

@@ -371,21 +371,25 @@ def token_flags(token: str) -> int:  # on a 1 M-document batch, most of them the
     a year (19xx, 20xx) or an identifier (a token of 5 or more characters with a digit); it is a
     date or event unit (年, 月, 次, 届: the number before it is a date or an ordinal); it is a
     month name or 第 (the number after it is a date or an ordinal); it is a word of letters
-    (another word in its place may be a replaced name: :func:`_replaced_word`)."""
+    (another word in its place may be a replaced name: :func:`_replaced_word`); it is a year."""
     from ._tokenkernels import (
         TOKEN_BEFORE_DATE,
         TOKEN_DATED,
         TOKEN_DIGIT,
         TOKEN_UNIT,
         TOKEN_WORD,
+        TOKEN_YEAR,
         WORD_MIN,
     )
 
     flags = 0
     if _DIGIT.search(token):
         flags |= TOKEN_DIGIT
-        if len(token) >= 5 or _YEAR.match(token):
+        year = _YEAR.match(token) is not None
+        if len(token) >= 5 or year:
             flags |= TOKEN_DATED
+        if year:
+            flags |= TOKEN_YEAR
     elif token in _MONTHS:
         flags |= TOKEN_BEFORE_DATE
     elif len(token) >= WORD_MIN:  # a CJK token is one character
@@ -1290,10 +1294,11 @@ def _value_verdicts(
     subsequence with the shorter), a pair whose numbers differ as a whole
     (:func:`_numbers_differ`) is rejected without its alignment when no passage can be long
     enough to hold numbers that do not count (:func:`_without_passages`) and no second reading
-    with boilerplate can follow: a hard change, as the alignment would find — 112 thousand of
-    the 177 thousand pairs of 20,000 templated messages ("李娜在8日参加了…第8届运动会并获得6枚奖牌")
-    that reached Python. Their value-change count is left at 0 (only ``compare``, which
-    passes no ``unmatched``, reports it)."""
+    with boilerplate can follow: a hard change, as the alignment would find, decided by a
+    compiled test (:func:`_numbers_differ_unaligned`) — 112 thousand of the 177 thousand pairs
+    of 20,000 templated messages ("李娜在8日参加了…第8届运动会并获得6枚奖牌") that reached
+    Python. Their value-change count is left at 0 (only ``compare``, which passes no
+    ``unmatched``, reports it)."""
     n = len(left)
     changes = np.zeros(n, np.int64)
     hard = np.zeros(n, np.bool_)
@@ -1310,6 +1315,11 @@ def _value_verdicts(
         allowed = np.where(strict[done], 0, rule.max_value_changes)
         ok[done] = ~hard[done] & (changes[done] <= allowed)
         rest = rest[~handled]
+    if tokens is not None and unmatched is not None and len(rest):
+        final = strict if boilerplate is not None else np.ones(n, np.bool_)  # no second reading
+        differ = _numbers_differ_unaligned(tokens, left, right, rest, final, unmatched, rule)
+        hard[rest[differ]] = True  # what the alignment would find: ok stays False
+        rest = rest[~differ]
     found: dict[int, tuple[list[str], frozenset[str]]] = {}
     common: dict[int, list[bool] | None] = {}
     for k in rest.tolist():
@@ -1319,14 +1329,6 @@ def _value_verdicts(
                 found[i] = words, _numbers(words)
         i, j = _canonical(left[k], right[k], texts, found)
         (ta, na), (tb, nb) = found[i], found[j]
-        if (
-            unmatched is not None
-            and (strict[k] or boilerplate is None)  # no second reading can follow
-            and _without_passages(unmatched[k], rule)
-            and _numbers_differ(na, nb)
-        ):
-            hard[k] = True  # what the alignment would find: ok[k] stays False
-            continue
         tb, order = _put_in_order(ta, tb)
         allowed = 0 if strict[k] else rule.max_value_changes
         numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb), ordered=True)
@@ -1344,7 +1346,63 @@ def _value_verdicts(
     return changes, hard, ok
 
 
-def _without_passages(unmatched: float, rule: CopyRule) -> bool:
+def _numbers_differ_unaligned(
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray],
+    left: np.ndarray,
+    right: np.ndarray,
+    rows: np.ndarray,
+    final: np.ndarray,
+    unmatched: np.ndarray,
+    rule: CopyRule,
+) -> np.ndarray:
+    """Which pairs ``rows`` are hard changes without their alignment: ``final`` ones (no reading
+    with boilerplate can follow their verdict) where no passage can hold numbers that do not
+    count (:func:`_without_passages`) and the numbers differ as a whole (:func:`_numbers_differ`,
+    compiled over :func:`number_keys`)."""
+    from ._tokenkernels import numbers_differ
+
+    out = np.zeros(len(rows), np.bool_)
+    eligible = np.flatnonzero(final[rows] & _without_passages(unmatched[rows], rule))
+    if not len(eligible):
+        return out
+    pairs = rows[eligible]
+    docs = np.unique(np.concatenate([left[pairs], right[pairs]]))
+    keys, offsets = number_keys(tokens, docs)
+    out[eligible] = numbers_differ(
+        keys, offsets, np.searchsorted(docs, left[pairs]), np.searchsorted(docs, right[pairs])
+    )
+    return out
+
+
+def number_keys(
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray], docs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct number tokens (:func:`_numbers`: tokens holding a digit) of each of ``docs``,
+    sorted, as keys for :func:`neardup._tokenkernels.numbers_differ`: the token's hash with its
+    lowest bit replaced by whether the token is a year (``TOKEN_YEAR``)."""
+    from ._kernels import unique_per_doc
+    from ._tokenkernels import TOKEN_DIGIT, TOKEN_YEAR
+
+    codes, offsets, flags = tokens
+    starts, lengths = offsets[docs], offsets[docs + 1] - offsets[docs]
+    local = np.zeros(len(docs) + 1, np.int64)
+    np.cumsum(lengths, out=local[1:])
+    at = np.repeat(starts - local[:-1], lengths) + np.arange(local[-1])
+    number = (flags[at] & TOKEN_DIGIT) != 0
+    at = at[number]
+    year = ((flags[at] & TOKEN_YEAR) != 0).astype(np.uint64)
+    keys = (codes[at] & ~np.uint64(1)) | year
+    return unique_per_doc(keys, _run_offsets(number, local))
+
+
+def _run_offsets(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Offsets of the ``True`` entries of ``mask`` per run ``offsets`` (empty runs allowed)."""
+    ends = np.zeros(len(mask) + 1, np.int64)
+    np.cumsum(mask, out=ends[1:])
+    return ends[offsets]
+
+
+def _without_passages(unmatched: np.ndarray, rule: CopyRule) -> np.ndarray:
     """Whether an alignment that leaves at most ``unmatched`` tokens of each text outside it can
     hold no moved, inserted or deleted passage longer than ``max_value_tokens`` — the passages
     whose numbers :func:`_numbers_differ` does not count. A one-sided gap holds unmatched tokens
