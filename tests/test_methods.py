@@ -1850,3 +1850,83 @@ def test_padded_paragraphs_of_a_copy_count_beside_a_whole_one(story):
     assert not found["duplicate"] and found["share_a"] < 0.3
     for method in (default, without):
         assert not method.compare(source, quoting)["duplicate"]
+
+
+@given(
+    st.lists(st.integers(0, 40), min_size=0, max_size=400),
+    st.lists(st.tuples(st.integers(0, 400), st.integers(0, 40), st.integers(0, 3))),
+    st.integers(0, 399),
+)
+@settings(max_examples=120, deadline=None)
+def test_shared_blocks_on_arrays_are_the_dictionary_ones(base, edits, cut):
+    """Long texts find their shared runs on arrays (:func:`_shared_blocks_long`): the blocks of
+    the dictionary of token tuples, for texts with repeats, edits and a moved head."""
+    import neardup.copyrule as copyrule
+
+    a = [str(t) for t in base]
+    b = list(a)
+    for at, token, kind in edits:  # replace, insert, delete
+        at = min(at, len(b))
+        if kind == 0 and at < len(b):
+            b[at] = str(token)
+        elif kind == 1:
+            b.insert(at, str(token))
+        elif at < len(b):
+            del b[at]
+    b = b[cut % (len(b) or 1) :] + b[: cut % (len(b) or 1)]
+    for k in (3, 8):
+        if min(len(a), len(b)) < k:
+            continue
+        expected = copyrule._shared_blocks(a, b, k) if min(len(a), len(b)) < 1000 else None
+        assert copyrule._shared_blocks_long(a, b, k) == (
+            expected if expected is not None else copyrule._shared_blocks(a, b, k)
+        )
+
+
+def _long_story(rng, words=3000):
+    vocab = [f"w{k}" for k in range(800)] + [str(n) for n in range(30)]
+    return [rng.choice(vocab) for _ in range(words)]
+
+
+def test_long_pairs_align_in_stretches_with_the_full_alignments_verdicts(monkeypatch):
+    """Past ``ALIGN_CELLS`` two texts are aligned between shared runs instead of in one table
+    (two near-copies of a million characters took 2.9 GB): the opcodes are an alignment of the
+    two (every token once, equal runs equal), a near-copy keeps its longest common subsequence,
+    and the copy rule's verdicts are those of the full alignment."""
+    from rapidfuzz.distance import Indel
+
+    import neardup.copyrule as copyrule
+
+    rng = random.Random(3)
+    texts = []
+    for _ in range(4):
+        story = _long_story(rng)
+        copy = list(story)
+        for _ in range(rng.randint(1, 6)):  # a figure corrected, a sentence in or out
+            at = rng.randrange(len(copy))
+            kind = rng.randrange(3)
+            if kind == 0:
+                copy[at] = str(rng.randrange(30))
+            elif kind == 1:
+                copy[at:at] = _long_story(rng, rng.randint(1, 30))
+            else:
+                del copy[at : at + rng.randint(1, 30)]
+        texts += [" ".join(story), " ".join(copy), " ".join(copy[: len(copy) // 2])]
+    pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
+    full = copyrule.judge_pairs(texts, pairs[:, 0], pairs[:, 1], copyrule.CopyRule(), prune=False)
+    monkeypatch.setattr(copyrule, "ALIGN_CELLS", 50_000)  # 3,000 x 3,000 tokens: in stretches
+    fast = copyrule.judge_pairs(texts, pairs[:, 0], pairs[:, 1], copyrule.CopyRule(), prune=False)
+    assert fast.copy.tolist() == full.copy.tolist()
+    assert fast.year_change.tolist() == full.year_change.tolist()
+    assert full.copy.sum() >= 6  # copies (one figure at most) and halves
+    for i, j in pairs.tolist():
+        a, b = copyrule.tokenize(texts[i]), copyrule.tokenize(texts[j])
+        ops = copyrule._opcodes(a, b)
+        assert (ops[0][1], ops[0][3], ops[-1][2], ops[-1][4]) == (0, 0, len(a), len(b))
+        for (_t, _a0, a1, _b0, b1), (_u, a2, _a3, b2, _b3) in itertools.pairwise(ops):
+            assert (a1, b1) == (a2, b2)  # contiguous
+        equal = [op for op in ops if op[0] == "equal"]
+        assert all(a[a0:a1] == b[b0:b1] for _t, a0, a1, b0, b1 in equal)
+        if i % 3 == 0 and j == i + 1:  # a story and its copy: the LCS is kept
+            matched = sum(a1 - a0 for _t, a0, a1, _b0, _b1 in equal)
+            assert matched == (len(a) + len(b) - Indel.distance(a, b)) / 2

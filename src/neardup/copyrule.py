@@ -429,12 +429,100 @@ def _numbers_differ(
     return years or min(len(only_a), len(only_b)) >= 2
 
 
-def _opcodes(a: Sequence[str], b: Sequence[str]) -> Any:
-    """The longest-common-subsequence alignment of two token sequences: opcodes ``(tag,
-    a_start, a_end, b_start, b_end)``."""
+def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    """The alignment of two token sequences: opcodes ``(tag, a_start, a_end, b_start, b_end)``,
+    adjacent ones of one kind (equal, or not) merged.
+
+    A longest common subsequence (rapidfuzz) wherever its table is small enough: it keeps a bit
+    per pair of tokens, so two near-copies of 100,000 characters took 1.1 GB and 4 s, and of a
+    million 2.9 GB (`bench_long_pair.py`). Past ``ALIGN_CELLS`` the two are cut at the runs of
+    ``MOVE_MIN`` tokens both hold once (:func:`_anchor_blocks`: the longest chain of them in
+    order), and each stretch between two anchors is aligned the same way — a near-copy keeps
+    its longest common subsequence; a stretch without any anchor is deleted and inserted whole.
+    """
+    ops: list[tuple[str, int, int, int, int]] = []
+    _align_into(ops, a, b, 0, len(a), 0, len(b))
+    merged: list[tuple[str, int, int, int, int]] = []
+    for op in ops:
+        if merged and (merged[-1][0] == "equal") == (op[0] == "equal"):
+            tag, a0, _a1, b0, _b1 = merged[-1]
+            merged[-1] = (tag if tag == op[0] else "replace", a0, op[2], b0, op[4])
+        else:
+            merged.append(op)
+    return merged
+
+
+ALIGN_CELLS = 1 << 26  # token pairs a full alignment may hold: 8 MB of rapidfuzz's bit table
+
+
+def _align_into(
+    ops: list[tuple[str, int, int, int, int]],
+    a: Sequence[str],
+    b: Sequence[str],
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+) -> None:
+    """Append the alignment of ``a[a0:a1]`` and ``b[b0:b1]`` to ``ops`` (see :func:`_opcodes`)."""
     from rapidfuzz.distance import Indel
 
-    return Indel.opcodes(a, b)
+    if a1 - a0 == 0 or b1 - b0 == 0:
+        if a1 > a0 or b1 > b0:
+            ops.append(("delete" if a1 > a0 else "insert", a0, a1, b0, b1))
+        return
+    part_a, part_b = a[a0:a1], b[b0:b1]
+    if (a1 - a0) * (b1 - b0) <= ALIGN_CELLS:
+        for tag, s0, s1, d0, d1 in Indel.opcodes(part_a, part_b):
+            ops.append((tag, s0 + a0, s1 + a0, d0 + b0, d1 + b0))
+        return
+    blocks = _anchor_blocks(part_a, part_b)
+    if not blocks:
+        ops.append(("replace", a0, a1, b0, b1))
+        return
+    at_a, at_b = a0, b0
+    for p, q, n in blocks:
+        _align_into(ops, a, b, at_a, a0 + p, at_b, b0 + q)
+        ops.append(("equal", a0 + p, a0 + p + n, b0 + q, b0 + q + n))
+        at_a, at_b = a0 + p + n, b0 + q + n
+    _align_into(ops, a, b, at_a, a1, at_b, b1)
+
+
+def _anchor_blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int]]:
+    """The longest chain (most tokens) of :func:`_shared_blocks` in order in both texts, cut so
+    that no two overlap: ``(a_start, b_start, length)``."""
+    from bisect import bisect_left
+
+    blocks = _shared_blocks(a, b, MOVE_MIN)
+    if not blocks:
+        return []
+    # longest increasing subsequence of b_start over blocks ordered by a_start (patience)
+    tails: list[int] = []  # b_start of the last block of the best chain of each length
+    ends: list[int] = []  # that block's index
+    before = [-1] * len(blocks)
+    for k, (_p, q, _n) in enumerate(blocks):
+        at = bisect_left(tails, q)
+        before[k] = ends[at - 1] if at else -1
+        if at == len(tails):
+            tails.append(q)
+            ends.append(k)
+        else:
+            tails[at], ends[at] = q, k
+    chain = []
+    k = ends[-1]
+    while k >= 0:
+        chain.append(blocks[k])
+        k = before[k]
+    chain.reverse()
+    out: list[tuple[int, int, int]] = []
+    for p, q, n in chain:
+        if out:
+            lp, lq, ln = out[-1]
+            shift = max(lp + ln - p, lq + ln - q, 0)
+            p, q, n = p + shift, q + shift, n - shift
+        if n > 0:
+            out.append((p, q, n))
+    return out
 
 
 def _segments(
@@ -565,12 +653,10 @@ def _has_tail(a: Sequence[str], b: Sequence[str]) -> bool:
     """Whether the alignment of ``a`` and ``b`` goes on after its last aligned run of at least
     ``MIN_ANCHOR`` tokens (what :func:`_added_tail` can read as a footer after a cut): a cheap
     test before the texts' boilerplate is looked for."""
-    from rapidfuzz.distance import Indel
-
-    ops = Indel.opcodes(a, b)
+    ops = _opcodes(a, b)
     for k in range(len(ops) - 1, -1, -1):
-        op = ops[k]
-        if op.tag == "equal" and op.src_end - op.src_start >= MIN_ANCHOR:
+        tag, a0, a1, _b0, _b1 = ops[k]
+        if tag == "equal" and a1 - a0 >= MIN_ANCHOR:
             return k < len(ops) - 1
     return False
 
@@ -599,6 +685,8 @@ def _shared_blocks(a: Sequence[str], b: Sequence[str], k: int) -> list[tuple[int
     pair up with the wrong place), in order of ``a_start``."""
     if min(len(a), len(b)) < k:
         return []
+    if min(len(a), len(b)) >= LONG_BLOCKS:
+        return _shared_blocks_long(a, b, k)
 
     def once(seq: Sequence[str]) -> dict[tuple[str, ...], int]:
         seen: dict[tuple[str, ...], int] = {}
@@ -617,6 +705,43 @@ def _shared_blocks(a: Sequence[str], b: Sequence[str], k: int) -> list[tuple[int
         else:
             blocks.append([p, q, k])
     return [(p, q, n) for p, q, n in blocks]
+
+
+LONG_BLOCKS = 1000  # tokens from which :func:`_shared_blocks` runs on arrays (same blocks)
+_GRAM_MULT = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _shared_blocks_long(a: Sequence[Any], b: Sequence[Any], k: int) -> list[tuple[int, int, int]]:
+    """:func:`_shared_blocks` on arrays: tokens numbered, each run of ``k`` keyed by a
+    polynomial hash, the keys occurring once in each text matched (runs whose tokens differ, a
+    hash collision, are dropped) and consecutive matches on one diagonal merged — a second a
+    million tokens where the dictionary of token tuples took six."""
+    ids: dict[Any, int] = {}
+    codes = [
+        np.fromiter((ids.setdefault(t, len(ids)) for t in seq), np.uint64, len(seq))
+        for seq in (a, b)
+    ]
+    found = []
+    for c in codes:
+        keys = np.zeros(len(c) - k + 1, np.uint64)
+        for j in range(k):
+            keys = keys * _GRAM_MULT + c[j : j + len(keys)]
+        values, first, counts = np.unique(keys, return_index=True, return_counts=True)
+        found.append((values[counts == 1], first[counts == 1]))
+    (va, fa), (vb, fb) = found
+    _common, xa, xb = np.intersect1d(va, vb, assume_unique=True, return_indices=True)
+    order = np.argsort(fa[xa], kind="stable")
+    p, q = fa[xa][order], fb[xb][order]
+    span = np.arange(k)
+    same = (codes[0][p[:, None] + span] == codes[1][q[:, None] + span]).all(axis=1)
+    p, q = p[same], q[same]
+    if not len(p):
+        return []
+    starts = np.ones(len(p), np.bool_)
+    starts[1:] = (p[1:] != p[:-1] + 1) | (q[1:] != q[:-1] + 1)
+    at = np.flatnonzero(starts)
+    lengths = np.diff(np.append(at, len(p))) + k - 1
+    return list(zip(p[at].tolist(), q[at].tolist(), lengths.tolist(), strict=True))
 
 
 def _put_in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], list[int] | None]:
@@ -645,12 +770,11 @@ def _move_order(a: Sequence[str], b: Sequence[str]) -> list[int] | None:
     Tokens after the last shared run stay at the end. Unchanged when nothing moved, or when the
     new order matches fewer than ``MOVE_GAIN`` of the shorter text more (a sentence moved inside
     a rewritten story is no reason to pair its rewritten passages differently)."""
-    from rapidfuzz.distance import Indel
 
     short = min(len(a), len(b))
     if short < MOVE_MIN:
         return None  # no shared run
-    distance = Indel.distance(a, b)
+    distance = _indel_distance(a, b)
     if distance - abs(len(a) - len(b)) < 2 * MOVE_GAIN * short:
         return None  # no order can match enough more: b's length bounds the new distance
     blocks = _shared_blocks(a, b, MOVE_MIN)
@@ -667,7 +791,7 @@ def _move_order(a: Sequence[str], b: Sequence[str]) -> list[int] | None:
             key[t] = p - 0.5  # the gap before a run goes with it
             t -= 1
     order = sorted(range(len(b)), key=lambda t: (key[t], t))
-    gain = distance - Indel.distance(a, [b[t] for t in order])  # twice the tokens it matches more
+    gain = distance - _indel_distance(a, [b[t] for t in order])  # twice the tokens matched more
     return order if gain >= 2 * MOVE_GAIN * short else None
 
 
@@ -1235,15 +1359,32 @@ def _matched_tokens(
 
     docs, local = np.unique(np.concatenate([left, right]), return_inverse=True)
     sequences = _token_arrays(codes, offsets, docs)
-    dist = cpdist(
-        [sequences[k] for k in local[: len(left)].tolist()],
-        [sequences[k] for k in local[len(left) :].tolist()],
+    sizes = np.diff(offsets)
+    huge = sizes[left] * sizes[right] > ALIGN_CELLS  # aligned in stretches (:func:`_opcodes`)
+    dist = np.zeros(len(left), np.float64)
+    small = np.flatnonzero(~huge)
+    dist[small] = cpdist(
+        [sequences[k] for k in local[small].tolist()],
+        [sequences[k] for k in local[len(left) + small].tolist()],
         scorer=Indel.distance,
         dtype=np.int64,
         workers=workers,
     )
-    sizes = np.diff(offsets)
-    return (sizes[left] + sizes[right] - np.asarray(dist, np.float64)) / 2
+    for k in np.flatnonzero(huge).tolist():
+        dist[k] = _indel_distance(sequences[local[k]], sequences[local[len(left) + k]])
+    return (sizes[left] + sizes[right] - dist) / 2
+
+
+def _indel_distance(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """Tokens inserted and deleted between ``a`` and ``b``: rapidfuzz's exact count (a longest
+    common subsequence, in time ``len(a) * len(b) / 64``) up to ``ALIGN_CELLS``, past it that of
+    :func:`_opcodes`' alignment in stretches (a near-copy's own)."""
+    from rapidfuzz.distance import Indel
+
+    if len(a) * len(b) <= ALIGN_CELLS:
+        return Indel.distance(a, b)
+    matched = sum(a1 - a0 for tag, a0, a1, _b0, _b1 in _opcodes(a, b) if tag == "equal")
+    return len(a) + len(b) - 2 * matched
 
 
 def _token_arrays(codes: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> list[array]:
