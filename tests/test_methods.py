@@ -1921,7 +1921,7 @@ def test_long_pairs_align_in_stretches_with_the_full_alignments_verdicts(monkeyp
     assert full.copy.sum() >= 6  # copies (one figure at most) and halves
     for i, j in pairs.tolist():
         a, b = copyrule.tokenize(texts[i]), copyrule.tokenize(texts[j])
-        ops = copyrule._opcodes(a, b)
+        ops = copyrule.token_alignment(a, b)
         assert (ops[0][1], ops[0][3], ops[-1][2], ops[-1][4]) == (0, 0, len(a), len(b))
         for (_t, _a0, a1, _b0, b1), (_u, a2, _a3, b2, _b3) in itertools.pairwise(ops):
             assert (a1, b1) == (a2, b2)  # contiguous

@@ -429,7 +429,7 @@ def _numbers_differ(
     return years or min(len(only_a), len(only_b)) >= 2
 
 
-def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+def token_alignment(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
     """The alignment of two token sequences: opcodes ``(tag, a_start, a_end, b_start, b_end)``,
     adjacent ones of one kind (equal, or not) merged.
 
@@ -464,7 +464,7 @@ def _align_into(
     b0: int,
     b1: int,
 ) -> None:
-    """Append the alignment of ``a[a0:a1]`` and ``b[b0:b1]`` to ``ops`` (see :func:`_opcodes`)."""
+    """Append the alignment of ``a[a0:a1]`` and ``b[b0:b1]`` to ``ops`` (see :func:`token_alignment`)."""
     from rapidfuzz.distance import Indel
 
     if a1 - a0 == 0 or b1 - b0 == 0:
@@ -553,7 +553,7 @@ def _segments(
     where such boilerplate faces text of the other's own (:func:`_inserted_block`).
     """
     runs: list[list] = []  # [equal?, a_start, a_end, b_start, b_end], adjacent gaps merged
-    for tag, a0, a1, b0, b1 in _opcodes(a, b) if opcodes is None else opcodes:
+    for tag, a0, a1, b0, b1 in token_alignment(a, b) if opcodes is None else opcodes:
         equal = tag == "equal"
         if runs and not equal and not runs[-1][0]:
             runs[-1][2], runs[-1][4] = a1, b1
@@ -653,7 +653,7 @@ def _has_tail(a: Sequence[str], b: Sequence[str]) -> bool:
     """Whether the alignment of ``a`` and ``b`` goes on after its last aligned run of at least
     ``MIN_ANCHOR`` tokens (what :func:`_added_tail` can read as a footer after a cut): a cheap
     test before the texts' boilerplate is looked for."""
-    ops = _opcodes(a, b)
+    ops = token_alignment(a, b)
     for k in range(len(ops) - 1, -1, -1):
         tag, a0, a1, _b0, _b1 = ops[k]
         if tag == "equal" and a1 - a0 >= MIN_ANCHOR:
@@ -833,7 +833,7 @@ def _value_changes(
     substitutions, and the footer's numbers are those of an inserted passage (a date or year
     outside it still counts); a region where it faces text of the other's own is an inserted
     block (:func:`_inserted_block`). ``ordered``: ``b`` is already in ``a``'s order
-    (:func:`_put_in_order`); ``opcodes``: the alignment of ``a`` and ``b`` (:func:`_opcodes`),
+    (:func:`_put_in_order`); ``opcodes``: the alignment of ``a`` and ``b`` (:func:`token_alignment`),
     when the caller made it; ``marked``: the tokens carry their boilerplate marks (without
     them neither a footer nor an inserted block can be found, and neither is looked for).
     """
@@ -917,7 +917,7 @@ def _with_boilerplate(
     the reading would then be the one without it (only added boilerplate changes a verdict)."""
     if masks == (None, None):
         return None
-    opcodes = _opcodes(a, b)  # marking tokens keeps them equal: one alignment serves both
+    opcodes = token_alignment(a, b)  # marking tokens keeps them equal: one alignment serves both
     a, b, added = _added_boilerplate(a, b, *masks, opcodes)
     if not added:
         return None
@@ -937,7 +937,7 @@ def _added_boilerplate(
     through which the alignment threads a few single characters. A run both texts hold, a typo
     aside, is marked :class:`_Common`. Also whether any run was marked added."""
     matched_a, matched_b = np.zeros(len(a), np.int64), np.zeros(len(b), np.int64)
-    for tag, a0, a1, b0, b1 in opcodes:  # the alignment of a and b (:func:`_opcodes`)
+    for tag, a0, a1, b0, b1 in opcodes:  # the alignment of a and b (:func:`token_alignment`)
         if tag == "equal":
             matched_a[a0:a1] = 1
             matched_b[b0:b1] = 1
@@ -1360,7 +1360,9 @@ def _matched_tokens(
     docs, local = np.unique(np.concatenate([left, right]), return_inverse=True)
     sequences = _token_arrays(codes, offsets, docs)
     sizes = np.diff(offsets)
-    huge = sizes[left] * sizes[right] > ALIGN_CELLS  # aligned in stretches (:func:`_opcodes`)
+    huge = (
+        sizes[left] * sizes[right] > ALIGN_CELLS
+    )  # aligned in stretches (:func:`token_alignment`)
     dist = np.zeros(len(left), np.float64)
     small = np.flatnonzero(~huge)
     dist[small] = cpdist(
@@ -1378,12 +1380,12 @@ def _matched_tokens(
 def _indel_distance(a: Sequence[Any], b: Sequence[Any]) -> int:
     """Tokens inserted and deleted between ``a`` and ``b``: rapidfuzz's exact count (a longest
     common subsequence, in time ``len(a) * len(b) / 64``) up to ``ALIGN_CELLS``, past it that of
-    :func:`_opcodes`' alignment in stretches (a near-copy's own)."""
+    :func:`token_alignment`' alignment in stretches (a near-copy's own)."""
     from rapidfuzz.distance import Indel
 
     if len(a) * len(b) <= ALIGN_CELLS:
         return Indel.distance(a, b)
-    matched = sum(a1 - a0 for tag, a0, a1, _b0, _b1 in _opcodes(a, b) if tag == "equal")
+    matched = sum(a1 - a0 for tag, a0, a1, _b0, _b1 in token_alignment(a, b) if tag == "equal")
     return len(a) + len(b) - 2 * matched
 
 

@@ -24,19 +24,20 @@ def tokens(text: str) -> list[str]:
 def diff_html(a: str, b: str) -> tuple[str, str]:
     """Two HTML fragments: ``a`` with what only it has in ``<del>``, ``b`` with what only it
     has in ``<ins>`` (an insert/delete alignment over :func:`tokens`)."""
-    from rapidfuzz.distance import Indel
+    from ..copyrule import token_alignment
 
     ta, tb = tokens(a), tokens(b)
     left: list[str] = []
     right: list[str] = []
-    for op in Indel.opcodes(ta, tb):
-        part_a = html.escape("".join(ta[op.src_start : op.src_end]))
-        part_b = html.escape("".join(tb[op.dest_start : op.dest_end]))
-        if op.tag == "equal":
+    for tag, a0, a1, b0, b1 in token_alignment(ta, tb):  # the copy rule's, long texts too
+        part_a = html.escape("".join(ta[a0:a1]))
+        part_b = html.escape("".join(tb[b0:b1]))
+        if tag == "equal":
             left.append(part_a)
             right.append(part_b)
-        elif op.tag == "delete":
+            continue
+        if part_a:
             left.append(f"<del>{part_a}</del>")
-        elif op.tag == "insert":
+        if part_b:
             right.append(f"<ins>{part_b}</ins>")
     return "".join(left), "".join(right)
