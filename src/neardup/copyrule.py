@@ -434,8 +434,9 @@ def token_alignment(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, 
     adjacent ones of one kind (equal, or not) merged.
 
     A longest common subsequence (rapidfuzz) wherever its table is small enough: it keeps a bit
-    per pair of tokens, so two near-copies of 100,000 characters took 1.1 GB and 4 s, and of a
-    million 2.9 GB (`bench_long_pair.py`). Past ``ALIGN_CELLS`` the two are cut at the runs of
+    per pair of tokens, so two near-copies of 300,000 Chinese characters took 56 s and 7 GB, and
+    of a million failed with ``MemoryError`` (``bench_long_pair.py``). Past ``ALIGN_CELLS`` the
+    two are cut at the runs of
     ``MOVE_MIN`` tokens both hold once (:func:`_anchor_blocks`: the longest chain of them in
     order), and each stretch between two anchors is aligned the same way — a near-copy keeps
     its longest common subsequence; a stretch without any anchor is deleted and inserted whole.
@@ -1360,9 +1361,8 @@ def _matched_tokens(
     docs, local = np.unique(np.concatenate([left, right]), return_inverse=True)
     sequences = _token_arrays(codes, offsets, docs)
     sizes = np.diff(offsets)
-    huge = (
-        sizes[left] * sizes[right] > ALIGN_CELLS
-    )  # aligned in stretches (:func:`token_alignment`)
+    # pairs past ALIGN_CELLS: the distance of their alignment in stretches (token_alignment)
+    huge = sizes[left] * sizes[right] > ALIGN_CELLS
     dist = np.zeros(len(left), np.float64)
     small = np.flatnonzero(~huge)
     dist[small] = cpdist(
