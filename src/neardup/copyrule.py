@@ -436,10 +436,10 @@ def token_alignment(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, 
     A longest common subsequence (rapidfuzz) wherever its table is small enough: it keeps a bit
     per pair of tokens, so two near-copies of 300,000 Chinese characters took 56 s and 7 GB, and
     of a million failed with ``MemoryError`` (``bench_long_pair.py``). Past ``ALIGN_CELLS`` the
-    two are cut at the runs of
-    ``MOVE_MIN`` tokens both hold once (:func:`_anchor_blocks`: the longest chain of them in
-    order), and each stretch between two anchors is aligned the same way — a near-copy keeps
-    its longest common subsequence; a stretch without any anchor is deleted and inserted whole.
+    two are cut at the runs of ``MOVE_MIN`` tokens both hold once (:func:`_anchor_blocks`: the
+    longest chain of them in order), and each stretch between two anchors is aligned the same
+    way — a near-copy keeps its longest common subsequence; a stretch without any anchor is
+    deleted and inserted whole.
     """
     ops: list[tuple[str, int, int, int, int]] = []
     _align_into(ops, a, b, 0, len(a), 0, len(b))
