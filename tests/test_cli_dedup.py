@@ -236,6 +236,23 @@ def test_duplicate_ids(tmp_path, capsys):
     assert "record 2: duplicate id 'a' (first at record 1)" in capsys.readouterr().err
 
 
+def test_compare_leaves_out_the_edit_similarity_of_long_texts(capsys, tmp_path, monkeypatch):
+    """The whole-text edit similarity is quadratic (two texts of a million characters took
+    minutes): past EDIT_CELLS character pairs it is null and the verdict still comes."""
+    from neardup.cli import compare_cmd
+
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("\n".join(BASE), encoding="utf-8")
+    second.write_text("\n".join(BASE[:-1]), encoding="utf-8")
+    monkeypatch.setattr(compare_cmd, "EDIT_CELLS", 100)
+    assert main(["compare", f"@{first}", f"@{second}"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["edit_similarity"] is None and isinstance(report["duplicate"], bool)
+    monkeypatch.setattr(compare_cmd, "EDIT_CELLS", 1 << 32)
+    assert main(["compare", f"@{first}", f"@{second}"]) == 0
+    assert 0 < json.loads(capsys.readouterr().out)["edit_similarity"] <= 1
+
+
 def test_compare_explains(capsys, tmp_path):
     f = tmp_path / "a.txt"
     f.write_text(BASE[0], encoding="utf-8")

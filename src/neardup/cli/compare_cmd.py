@@ -47,9 +47,14 @@ def read_text_arg(value: str) -> str:
         raise InputError(f"cannot read ({exc.strerror})", source=str(path)) from None
 
 
+EDIT_CELLS = 1 << 32  # character pairs past which ``edit_similarity`` is left out (null)
+
+
 def explain(a: str, b: str, method) -> dict:
     """Plain measures of the pair beside the method's verdict: the SimHash fingerprints and
-    normalisation are the method's own when it has them (``simhash``), else the defaults."""
+    normalisation are the method's own when it has them (``simhash``), else the defaults. The
+    edit similarity takes time in the product of the two lengths (two texts of a million
+    characters: minutes), so past ``EDIT_CELLS`` it is null; no verdict reads it."""
     from rapidfuzz.distance import Levenshtein
 
     from ..features import char_ngrams
@@ -72,7 +77,11 @@ def explain(a: str, b: str, method) -> dict:
         "simhash_b": f"{fb:016x}",
         "hamming_distance": (fa ^ fb).bit_count(),
         "char3_jaccard": round(len(ga & gb) / len(union), 6) if union else 1.0,
-        "edit_similarity": round(Levenshtein.normalized_similarity(na, nb), 6),
+        "edit_similarity": (
+            round(Levenshtein.normalized_similarity(na, nb), 6)
+            if len(na) * len(nb) <= EDIT_CELLS
+            else None
+        ),
     }
     report["verdict"] = method.compare(a, b)
     report["duplicate"] = bool(report["verdict"].get("duplicate"))
