@@ -820,6 +820,23 @@ def test_copy_rule_a_name_lengthened_is_not_a_typo():
     assert method.compare(BOOK_NOTICE, repeated)["duplicate"]
 
 
+def test_copy_rule_a_changed_code_of_letters_and_digits_is_another_record():
+    """Copy rule 17: a code of letters and digits changed in place (U7T1 / U7T3: another
+    lesson's exercises; 4G / 5G) is another record, as a changed identifier is — in ``compare``
+    and in a batch, where the compiled test of one replaced token decides the pair; the same
+    headline with the code kept and a word added stays a copy."""
+    method = create("auto")
+    lesson = "仁爱版英语七年级下U7T1选择题训练含答案解析（2）"
+    other = lesson.replace("U7T1", "U7T3")
+    assert not method.compare(lesson, other)["duplicate"]
+    network = "Operators in the region will switch off their 4G networks next year, the ministry said."
+    assert not method.compare(network, network.replace("4G", "5G"))["duplicate"]
+    edited = lesson.replace("选择题训练", "选择题专项训练")
+    assert method.compare(lesson, edited)["duplicate"]
+    pairs = create("auto").find_pairs([lesson, other, edited])
+    assert list(zip(pairs.left.tolist(), pairs.right.tolist(), strict=True)) == [(0, 2)]
+
+
 FIRE = [
     "{city}市{district}区一{place}发生特别重大{kind}事故，当地立即启动应急响应，消防救援力量第一时间赶赴现场处置。",
     "事故发生后，国务院安委会办公室派出工作组赶赴{city}，指导地方全力做好伤员救治、善后处置和事故调查等工作。",
@@ -1196,7 +1213,7 @@ def test_token_flags_read_numbers_with_their_neighbours():
         TOKEN_UNIT,  # 年
         TOKEN_BEFORE_DATE,  # may
         dated,  # 12345: an identifier
-        TOKEN_DIGIT,  # x7
+        dated,  # x7: a code of letters and digits
         TOKEN_DIGIT,  # 1899: not a year of the rule
         TOKEN_DIGIT,  # twenty -> 20
         year,  # 二〇二四 -> 2024
@@ -1884,7 +1901,8 @@ def test_shared_blocks_on_arrays_are_the_dictionary_ones(base, edits, cut):
 
 
 def _long_story(rng, words=3000):
-    vocab = [f"w{k}" for k in range(800)] + [str(n) for n in range(30)]
+    letters = "abcdefghijklmnopqrstuvwxyz"  # words of letters (w17 would be a code)
+    vocab = [f"w{letters[k // 26]}{letters[k % 26]}" for k in range(676)] + [str(n) for n in range(30)]
     return [rng.choice(vocab) for _ in range(words)]
 
 

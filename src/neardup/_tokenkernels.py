@@ -205,7 +205,8 @@ def _run_flags(length, digits, head):
     if digits == 0:
         return TOKEN_WORD if length >= WORD_MIN else 0
     year = length == 4 and digits == 4 and (head == 49 * 256 + 57 or head == 50 * 256 + 48)
-    return TOKEN_DIGIT | (TOKEN_DATED if length >= 5 or year else 0) | (TOKEN_YEAR if year else 0)
+    code = length >= 5 or digits < length  # an identifier, or a code of letters and digits
+    return TOKEN_DIGIT | (TOKEN_DATED if code or year else 0) | (TOKEN_YEAR if year else 0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -259,12 +260,16 @@ def alignment_tokens(cps, offsets, word_hashes, word_values, month_hashes):
                     for m in range(i, j):
                         if _cn_digit(cps[m]) >= 10:
                             plain = False
-                    if not in_run:
-                        h = FNV_OFFSET
-                        in_run = True
-                        length = 0
-                        digits = 0
-                        head = 0
+                    if in_run:  # a numeral read as a number is a token of its own
+                        out[w], flags[w] = _word_token(
+                            fmix64(h), _run_flags(length, digits, head), words
+                        )
+                        w += 1
+                    h = FNV_OFFSET
+                    in_run = True
+                    length = 0
+                    digits = 0
+                    head = 0
                     k = 0
                     if plain:
                         for m in range(i, j):
@@ -301,6 +306,9 @@ def alignment_tokens(cps, offsets, word_hashes, word_values, month_hashes):
                         head = head * 256 + 48 + digits_buf[m] if length < 2 else head
                         length += 1
                     digits += k
+                    out[w], flags[w] = _word_token(fmix64(h), _run_flags(length, digits, head), words)
+                    w += 1
+                    in_run = False
                     i = j
                     continue
             if 65 <= c <= 90:

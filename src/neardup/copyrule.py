@@ -16,8 +16,9 @@ Year speeches share 96 % of their character 3-grams), so the rule looks at *what
    a place, a title; a one-for-one character change is a typo, and so is a run of homophones,
    合力 / 和利 or 水准 / 岁尊, what a (fuzzy) pinyin input method gets wrong, or of look-alikes,
    人士 / 入土, what a misread glyph gives — but not one beside inserted text,
-   英文版 / 俄文、法文版; a longer change is a rewritten sentence). A changed year, date or identifier (5 or more digits) always means another event
-   or record (a *hard* change). Paragraphs a copy moved are first put back in the other text's
+   英文版 / 俄文、法文版; a longer change is a rewritten sentence). A changed year, date,
+   identifier (5 or more characters with a digit) or code of letters and digits (U7T1 / U7T3,
+   4G / 5G, A320) always means another event or record (a *hard* change). Paragraphs a copy moved are first put back in the other text's
    order (:func:`_put_in_order`), so that the passages standing in their place are not compared.
 
 A pair is a copy when
@@ -59,7 +60,7 @@ import numpy as np
 from .errors import ConfigError
 from .readings import heard_codes, misheard
 
-RULE_VERSION = "neardup-copy-16"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own; 16: one word replaced by another
+RULE_VERSION = "neardup-copy-17"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own; 16: one word replaced by another; 17: codes of letters and digits
 
 _CJK_BLOCKS = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F))
 #: Code point ranges of CJK ideographs (a regex character-class body).
@@ -120,6 +121,12 @@ class CopyRule:
         return asdict(self)
 
 
+def _cn_number_apart(match: re.Match[str]) -> str:
+    """A Chinese numeral as an Arabic number, a token of its own: spaces keep it apart from
+    letters or digits beside it (最IQ十二星座 reads iq, 12, not one code iq12)."""
+    return f" {_cn_number(match)} "
+
+
 def _cn_number(match: re.Match[str]) -> str:
     run = match.group(0)
     if not any(c in run for c in "十百千万"):
@@ -169,13 +176,13 @@ _WORD_NUMBERS = {
 
 def tokenize(text: str) -> list[str]:
     """Alignment tokens of a compared text: CJK characters, and runs of letters or digits, with
-    Chinese numerals (runs of two or more characters, or one in 第X / X次 / X届 ...) and English
-    number words up to twenty read as Arabic numbers.
+    Chinese numerals (runs of two or more characters, or one in 第X / X次 / X届 ...; each a token
+    of its own) and English number words up to twenty read as Arabic numbers.
 
     >>> tokenize("二〇二三年新年贺词 Shr 1.20")
     ['2023', '年', '新', '年', '贺', '词', 'shr', '1', '20']
     """
-    tokens = _TOKEN.findall(_CN_NUMBER.sub(_cn_number, text).casefold())
+    tokens = _TOKEN.findall(_CN_NUMBER.sub(_cn_number_apart, text).casefold())
     return [_WORD_NUMBERS.get(t, t) for t in tokens]
 
 
@@ -194,7 +201,7 @@ def _token_spans(text: str) -> list[tuple[int, int]] | None:
     for m in _CN_NUMBER.finditer(text):
         parts.append(text[last : m.start()])
         origin.extend((p, p + 1) for p in range(last, m.start()))
-        number = _cn_number(m)
+        number = _cn_number_apart(m)
         parts.append(number)
         origin.extend([(m.start(), m.end())] * len(number))
         last = m.end()
@@ -368,7 +375,8 @@ _MONTHS = frozenset(
 def token_flags(token: str) -> int:  # on a 1 M-document batch, most of them the same few tokens
     """What a token says about the numbers beside it (the ``TOKEN_*`` bits of
     :mod:`neardup._tokenkernels`, which the compiled tokenizer sets alike): it holds a digit; it is
-    a year (19xx, 20xx) or an identifier (a token of 5 or more characters with a digit); it is a
+    a year (19xx, 20xx), an identifier (a token of 5 or more characters with a digit) or a code
+    (letters and digits: U7T1, A320, 5G — another lesson, aircraft or network); it is a
     date or event unit (年, 月, 次, 届: the number before it is a date or an ordinal); it is a
     month name or 第 (the number after it is a date or an ordinal); it is a word of letters
     (another word in its place may be a replaced name: :func:`_replaced_word`); it is a year."""
@@ -386,7 +394,7 @@ def token_flags(token: str) -> int:  # on a 1 M-document batch, most of them the
     if _DIGIT.search(token):
         flags |= TOKEN_DIGIT
         year = _YEAR.match(token) is not None
-        if len(token) >= 5 or year:
+        if len(token) >= 5 or year or not token.isdigit():  # identifier; letters and digits
             flags |= TOKEN_DATED
         if year:
             flags |= TOKEN_YEAR
@@ -818,8 +826,8 @@ def _value_changes(
 ) -> tuple[int, int, bool]:
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
-    Hard: a changed year, date, ordinal (第N, N次, N届) or identifier (a number of 5 or more
-    digits) — another event or another record; also when each text holds such a value the
+    Hard: a changed year, date, ordinal (第N, N次, N届), identifier (a number of 5 or more
+    digits) or code of letters and digits (U7T1) — another event or another record; also when each text holds such a value the
     other lacks in a short moved phrase (3月9日上午 at the start of one, 于3月11日下午 later in
     the other), which an inserted or deleted sentence is not; also when both texts hold numbers
     the other lacks outside inserted or deleted passages (:func:`_numbers_differ`). Numbers:
