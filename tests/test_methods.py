@@ -829,7 +829,9 @@ def test_copy_rule_a_changed_code_of_letters_and_digits_is_another_record():
     lesson = "仁爱版英语七年级下U7T1选择题训练含答案解析（2）"
     other = lesson.replace("U7T1", "U7T3")
     assert not method.compare(lesson, other)["duplicate"]
-    network = "Operators in the region will switch off their 4G networks next year, the ministry said."
+    network = (
+        "Operators in the region will switch off their 4G networks next year, the ministry said."
+    )
     assert not method.compare(network, network.replace("4G", "5G"))["duplicate"]
     edited = lesson.replace("选择题训练", "选择题专项训练")
     assert method.compare(lesson, edited)["duplicate"]
@@ -1902,7 +1904,9 @@ def test_shared_blocks_on_arrays_are_the_dictionary_ones(base, edits, cut):
 
 def _long_story(rng, words=3000):
     letters = "abcdefghijklmnopqrstuvwxyz"  # words of letters (w17 would be a code)
-    vocab = [f"w{letters[k // 26]}{letters[k % 26]}" for k in range(676)] + [str(n) for n in range(30)]
+    vocab = [f"w{letters[k // 26]}{letters[k % 26]}" for k in range(676)] + [
+        str(n) for n in range(30)
+    ]
     return [rng.choice(vocab) for _ in range(words)]
 
 

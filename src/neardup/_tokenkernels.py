@@ -306,7 +306,9 @@ def alignment_tokens(cps, offsets, word_hashes, word_values, month_hashes):
                         head = head * 256 + 48 + digits_buf[m] if length < 2 else head
                         length += 1
                     digits += k
-                    out[w], flags[w] = _word_token(fmix64(h), _run_flags(length, digits, head), words)
+                    out[w], flags[w] = _word_token(
+                        fmix64(h), _run_flags(length, digits, head), words
+                    )
                     w += 1
                     in_run = False
                     i = j
