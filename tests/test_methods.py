@@ -1460,8 +1460,25 @@ _FRAME = [
     "123456",
     "corn",
     "said",
+    "期",
+    "周",
+    "一",
+    "monday",
 ]
-_REPLACED = ["甲", "乙", "3", "15", "x7", "2023", "soybeans", "says", "corm"]
+_REPLACED = [
+    "甲",
+    "乙",
+    "3",
+    "15",
+    "x7",
+    "2023",
+    "soybeans",
+    "says",
+    "corm",
+    "三",
+    "june",
+    "sunday",
+]
 
 
 @given(
@@ -1520,6 +1537,55 @@ def test_copy_rule_one_word_replaced_by_another_in_a_short_text_is_a_name(other,
 
 
 @pytest.mark.parametrize(
+    "text, day, other",
+    [
+        (
+            "Your order of a desk lamp ships from Boston on {}. Thank you for shopping with us.",
+            "Monday",
+            "Sunday",
+        ),
+        ("The board will meet on {} 12 to review the plan and vote on the budget.", "May", "June"),
+        ("本周会议定于星期{}上午在北京召开，请各位代表准时参加。", "一", "三"),
+        ("本周会议定于周{}上午在北京召开，请各位代表准时参加。", "五", "日"),
+        (
+            "The committee said on {} that its board had approved the plan and the budget.",
+            "Tues",
+            "Fri",
+        ),
+    ],
+)
+def test_copy_rule_a_day_replaced_is_another_date(text, day, other):
+    """Rule 17: a day of the week or a month put in place of another is another date, however
+    alike the two are spelled (Monday / Sunday read as a misspelling, 一 / 三 as a typo) — in
+    ``compare`` and in a batch, where the compiled one-replaced-token test leaves the pair to
+    the alignment; a typo beside the day keeps a copy."""
+    from neardup.copyrule import CopyRule, judge, judge_pairs
+
+    a, b = text.format(day), text.format(other)
+    rule = CopyRule()
+    assert not judge(a, b, rule).copy and not judge(b, a, rule).copy
+    typo = a.replace("各位", "各为").replace("budget", "budjet").replace("shopping", "shoping")
+    assert judge(a, typo, rule).copy
+    if "日" in (day, other):  # 周日 / 周天: both Sunday
+        assert judge(b, b.replace("日", "天"), rule).copy
+    assert judge_pairs([a, b, typo], np.array([0, 0]), np.array([1, 2]), rule).copy.tolist() == [
+        False,
+        True,
+    ]
+
+
+def test_copy_rule_a_month_abbreviated_is_the_same_month():
+    """Review of rule 17 on reuters21578_en: a month written short (Oct / October, Sept /
+    September) in a re-sent dividend notice is the same date; another month is not."""
+    from neardup.copyrule import CopyRule, judge
+
+    notice = "qtly div 45 cts vs 45 cts prior pay {} 1 record {} 4"
+    rule = CopyRule()
+    assert judge(notice.format("october", "september"), notice.format("oct", "sept"), rule).copy
+    assert not judge(notice.format("october", "september"), notice.format("nov", "sept"), rule).copy
+
+
+@pytest.mark.parametrize(
     "short, long",
     [
         ("pct", "percent"),
@@ -1557,7 +1623,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     """The compiled test takes the pairs it can decide: a counter changed at the end, a typo,
     a changed year; and leaves pairs whose replaced token repeats beside it to the alignment."""
     from neardup._tokenkernels import one_replaced
-    from neardup.copyrule import _MAY_MOVE, token_codes
+    from neardup.copyrule import _MAY_MOVE, _week_codes, token_codes
 
     frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"
     texts = [
@@ -1578,6 +1644,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
         np.array([0, 6, 3, 6, 7, 0, 9]),
         np.array([1, 2, 4, 5, 8, 2, 10]),
         *_MAY_MOVE,
+        *_week_codes(),
     )
     assert handled.tolist() == [True, True, True, False, False, False, True]
     assert changed.tolist() == [False, False, True, False, False, False, False]

@@ -369,7 +369,16 @@ def _word_token(h, run_flags, words):
 
 
 @numba.njit(cache=True, nogil=True)
-def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi):
+def _holds(values, x):
+    """Whether ``x`` is one of ``values`` (a few; a loop, which numba compiles)."""
+    for v in values:  # noqa: SIM110
+        if v == x:
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, weekdays):
     """The value test of the copy rule (:func:`neardup.copyrule._value_changes`) for pairs whose
     token sequences differ in one token replaced by another, and its outcome: ``(handled,
     changed, hard)`` per pair.
@@ -378,7 +387,9 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi):
     passages might be looked for), they differ at exactly one position ``p``, and neither
     token there equals a neighbour of itself (so the one longest-common-subsequence alignment
     is that substitution), and they are not two words (``TOKEN_WORD``: whether two words are
-    spelled alike is read in Python, :func:`neardup.copyrule._replaced_word`). Then a value
+    spelled alike is read in Python, :func:`neardup.copyrule._replaced_word`; a month name
+    counts as a word), and not two days of the week after a token of ``week`` (codes of 期, 拜, 周; days:
+    ``weekdays``), which :func:`neardup.copyrule._day_replaced` reads. Then a value
     changed when both replaced tokens hold a digit and
     ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
     the change is hard when both hold a digit and one is a year or identifier, or the token
@@ -410,7 +421,14 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi):
         if p + 1 < size and (codes[a0 + p + 1] == x or codes[b0 + p + 1] == y):
             continue
         fx, fy = flags[a0 + p], flags[b0 + p]
-        if fx & TOKEN_WORD and fy & TOKEN_WORD:
+        if fx & (TOKEN_WORD | TOKEN_BEFORE_DATE) and fy & (TOKEN_WORD | TOKEN_BEFORE_DATE):
+            continue
+        if (
+            p > 0
+            and _holds(week, codes[a0 + p - 1])
+            and _holds(weekdays, x)
+            and _holds(weekdays, y)
+        ):
             continue
         handled[k] = True
         if not (fx & TOKEN_DIGIT and fy & TOKEN_DIGIT):

@@ -827,7 +827,8 @@ def _value_changes(
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
     Hard: a changed year, date, ordinal (第N, N次, N届), identifier (a number of 5 or more
-    digits) or code of letters and digits (U7T1) — another event or another record; also when each text holds such a value the
+    digits) or code of letters and digits (U7T1), a day of the week or month replaced by another
+    (:func:`_day_replaced`) — another event or another record; also when each text holds such a value the
     other lacks in a short moved phrase (3月9日上午 at the start of one, 于3月11日下午 later in
     the other), which an inserted or deleted sentence is not; also when both texts hold numbers
     the other lacks outside inserted or deleted passages (:func:`_numbers_differ`). Numbers:
@@ -864,6 +865,8 @@ def _value_changes(
                 continue
             changes += interior
             hard = hard or bool(_dated(gap_a, before, after_a) | _dated(gap_b, before, after_b))
+        elif _day_replaced(gap_a, gap_b, before):
+            hard = True
         elif (interior or (short and after_a is not None and _alphabetic(gap_a, gap_b))) and (
             2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens
         ):
@@ -991,6 +994,42 @@ def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str
             ):
                 found.add(t)
     return found
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# the short forms that are no other word (mon, wed, sat and sun are)
+_WEEKDAY_SHORT = {
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+}
+_FULL_MONTHS = sorted(m for m in _MONTHS if len(m) > 4 or m in ("may", "june", "july"))
+# a day of the week or a month, and which one (Oct and October are one month)
+_CALENDAR = {
+    **{day: day for day in _WEEKDAYS},
+    **_WEEKDAY_SHORT,
+    **{m: next(f for f in _FULL_MONTHS if f.startswith(m)) for m in _MONTHS},
+}
+_CJK_WEEK = frozenset("期拜周")  # 星期三, 礼拜三, 周三: the day after it
+_CJK_WEEKDAYS = frozenset("一二三四五六日天")
+
+
+def _day_replaced(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None) -> bool:
+    """One day of the week or month put in place of another (Monday / Sunday, Tues / Fri,
+    May / June; Oct and October are one month): another date, however alike the two are
+    spelled. In Chinese, one of 一…六, 日, 天 after 期, 拜 or 周 (星期一 / 星期三, 周五 / 周日;
+    日 and 天 are both Sunday) — read without the character before 期, so a count after it
+    (为期一天 / 为期三天) counts too: another event as well, not a copy's edit."""
+    if len(gap_a) != 1 or len(gap_b) != 1:
+        return False
+    x, y = _CALENDAR.get(gap_a[0]), _CALENDAR.get(gap_b[0])
+    if x is not None and y is not None:
+        return x != y
+    days = {gap_a[0], gap_b[0]}
+    return before in _CJK_WEEK and days <= _CJK_WEEKDAYS and days != {"日", "天"}  # both Sunday
 
 
 def _replaced_word(x: str, y: str) -> bool:
@@ -1459,7 +1498,9 @@ def _value_verdicts(
     if tokens is not None and len(rest):
         from ._tokenkernels import one_replaced
 
-        handled, changed, dated = one_replaced(*tokens, left[rest], right[rest], *_MAY_MOVE)
+        handled, changed, dated = one_replaced(
+            *tokens, left[rest], right[rest], *_MAY_MOVE, *_week_codes()
+        )
         done = rest[handled]
         changes[done] = changed[handled]
         hard[done] = dated[handled]
@@ -1575,3 +1616,12 @@ def _may_move() -> tuple[int, int]:
 
 
 _MAY_MOVE = _may_move()
+
+
+@lru_cache(maxsize=1)
+def _week_codes() -> tuple[np.ndarray, np.ndarray]:
+    """The token codes of 期, 拜, 周 and of the days after them (:func:`_day_replaced`), for
+    :func:`neardup._tokenkernels.one_replaced`."""
+    week = token_codes(sorted(_CJK_WEEK))[0]
+    days = token_codes(sorted(_CJK_WEEKDAYS))[0]
+    return week, days
