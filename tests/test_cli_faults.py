@@ -495,6 +495,19 @@ def test_an_input_that_is_an_output_of_the_run_is_refused(tmp_path, capsys):
     assert "is an output of a run into" in capsys.readouterr().err
 
 
+def test_an_output_directory_that_is_the_input_file_is_refused(tmp_path, capsys, monkeypatch):
+    """``-o a.jsonl`` with ``a.jsonl`` the input (a slip for ``-o out/``) is refused with the
+    reason, not a traceback, and the input is left as it was."""
+    source = tmp_path / "a.jsonl"
+    source.write_bytes(b"".join(jsonl(8)))
+    before = source.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for output in ("a.jsonl", "./a.jsonl", str(source)):
+        assert main(["dedup", "a.jsonl", "-o", output]) == 2
+        assert "is the input a.jsonl: -o names a directory" in capsys.readouterr().err
+    assert source.read_bytes() == before
+
+
 def test_a_directory_named_as_an_output_is_never_removed(tmp_path, capsys):
     """A user's folder named pairs.csv (or kept.jsonl) in the output directory would have been
     replaced by the output, with everything in it; the kept/ folder of an earlier run is

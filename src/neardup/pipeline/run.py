@@ -177,6 +177,11 @@ def refuse_inputs_in_output(output: str, parts: list[Any], spool: Path | None) -
             path = Path(reader.path).resolve()
             if spooled is not None and path.is_relative_to(spooled):
                 continue
+            if path == out:
+                raise ConfigError(
+                    f"the output directory {output} is the input {reader.source}: -o names a "
+                    "directory for the run's outputs; choose another (for example -o out/)"
+                )
             if path.is_relative_to(out) and _is_output_name(path.relative_to(out)):
                 raise ConfigError(
                     f"the input {reader.source} is an output of a run into {output} (a run "
