@@ -65,6 +65,31 @@ def test_second_server_on_one_sqlite_file_is_refused(tmp_path, server):
     assert add.returncode == 0 and '"documents": 0' in add.stdout  # readers are welcome
 
 
+def test_a_port_in_use_or_out_of_range_is_refused_before_the_store_is_made(tmp_path, server):
+    """A second server on the first one's port, a port past 65535 (the system would wrap it:
+    99999 listened on 34463), a host this machine lacks and an empty body limit are refused with
+    the reason (exit 2, no traceback) before any store file is created; the first server keeps
+    serving."""
+    _, client = server
+    port = client.base_url.port
+    for args, says in (
+        (["--port", str(port)], f"cannot listen on 127.0.0.1:{port}"),
+        (["--port", "99999"], "99999 is not a port: give 1 to 65535"),
+        (["--host", "no.such.host.invalid", "--port", str(free_port())], "not an address"),
+        (["--port", str(free_port()), "--max-body-bytes", "0"], "0 must be at least 1"),
+    ):
+        db = tmp_path / "second.db"
+        run = subprocess.run(
+            ["neardup", "serve", "--db", f"sqlite:///{db}", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert run.returncode == 2 and says in run.stderr and "Traceback" not in run.stderr
+        assert "serving" not in run.stderr and not list(tmp_path.glob("second.db*"))
+    assert client.get("/healthz").status_code == 200
+
+
 def test_chunked_and_oversized_bodies_are_cut_off_while_reading(tmp_path):
     port = free_port()
     proc = start(

@@ -6,7 +6,9 @@ import argparse
 import gc
 import ipaddress
 import os
+import socket
 import sys
+import warnings
 from pathlib import Path
 
 from ..errors import ConfigError, require
@@ -23,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_detector_options(p)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
     p.add_argument(
         "--api-key-file",
         help="require the key in this file (first line) for write endpoints; or set "
@@ -32,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-key", help=argparse.SUPPRESS)  # refused with a pointer to the above
     p.add_argument(
         "--max-body-bytes",
-        type=int,
+        type=_positive,
         default=1 << 20,
         help="largest request body accepted (default 1 MiB)",
     )
@@ -46,9 +48,55 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _port(value: str) -> int:
+    """A TCP port, 1..65535 (the operating system would wrap larger numbers)."""
+    port = _integer(value)
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port: give 1 to 65535")
+    return port
+
+
+def _positive(value: str) -> int:
+    number = _integer(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return number
+
+
+def _integer(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, made before the store is opened: an address in use or
+    one this machine does not have is refused with the reason, and nothing is created."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ConfigError(f"--host {host}: not an address to listen on ({exc})") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}); choose another --port "
+            "or --host, or stop what uses it"
+        ) from None
+    return sock
+
+
 def warm_up(app) -> None:
     """Run each request path once (loads compiled kernels and lazy imports) without side effects."""
-    from fastapi.testclient import TestClient
+    with warnings.catch_warnings():  # starlette's note on its test client's HTTP library
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
 
     app.app.state.detector.warm_up()
 
@@ -90,13 +138,18 @@ def run(args: argparse.Namespace) -> int:
     from ..service import create_app
 
     key = api_key(args)
+    sock = listening_socket(args.host, args.port)
     if key is None and not _loopback(args.host):
         print(
             f"neardup: warning: serving on {args.host} without an API key: anyone who can "
             "reach it can write and delete; set NEARDUP_API_KEY or --api-key-file",
             file=sys.stderr,
         )
-    detector = open_detector(args)
+    try:
+        detector = open_detector(args)
+    except BaseException:
+        sock.close()
+        raise
     app = create_app(
         detector,
         api_key=key,
@@ -118,13 +171,12 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
-        host=args.host,
-        port=args.port,
         log_level=args.log_level,
         access_log=False,  # --access-log json is ours (service.guard); uvicorn's stays off
     )
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
