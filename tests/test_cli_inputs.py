@@ -157,6 +157,22 @@ def test_kept_single(tmp_path, sharded):
     assert not (tmp_path / "m" / "kept").exists()
 
 
+def test_kept_single_leaves_byte_order_marks_out(tmp_path):
+    """Two JSON Lines inputs, the second saved with a byte order mark, into one kept file: the
+    mark is no part of the second file's first record, so the kept file is clean JSON Lines
+    (the bytes copied as they were put one mid-file, which jq and json refuse)."""
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_bytes(b'{"doc": "a1", "text": "first file, first record of its own"}\n')
+    second.write_bytes(
+        b"\xef\xbb\xbf" + b'{"doc": "b1", "text": "second file, saved with a mark"}\n'
+    )
+    out = tmp_path / "out"
+    assert run(first, second, "-o", out, "--id-field", "doc", "--kept", "single") == 0
+    data = (out / "kept.jsonl").read_bytes()
+    assert b"\xef\xbb\xbf" not in data
+    assert [json.loads(line)["doc"] for line in data.splitlines()] == ["a1", "b1"]
+
+
 def test_stdin_and_kept_to_stdout(tmp_path, sharded):
     """`cat file | neardup dedup - --kept -` answers as `neardup dedup file`, in a real pipe."""
     _, oracle = sharded

@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from . import blocks
-from .readers import RecordReader, open_binary, split_suffix, stream_errors
+from .readers import RecordReader, open_binary, split_suffix, stream_errors, without_bom
 
 _EXT = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "text": ".txt"}
 _COMPRESSIONS = ("", ".gz", ".zst")
@@ -102,7 +102,8 @@ def _kept_blocks(
 ) -> Iterator[list[bytes]]:
     """The kept lines of a JSONL or text input (without their line ends), a block of the input
     at a time (:func:`neardup.blocks.line_blocks`); reading stops after the last kept (or
-    captured) line. A stream that breaks off mid-block is read again line by line, so a kept
+    captured) line; the byte order mark some editors put at a file's start is not part of its
+    first line (two inputs into one file would carry one in the middle). A stream that breaks off mid-block is read again line by line, so a kept
     line before the break is still found and a lost tail the first reading skipped is not
     read. The lines numbered ``capture``'s keys are stored there as they pass."""
     capture = {} if capture is None else capture
@@ -113,6 +114,8 @@ def _kept_blocks(
     try:
         with open_binary(reader.path, replayed=True) as handle:
             for first, lines in blocks.line_blocks(handle, blocks.BLOCK_BYTES):
+                if first == 1 and lines:
+                    lines[0] = without_bom(lines[0])
                 end = first + len(lines)
                 stop = bisect_left(wanted, end, done)
                 if stop > done:
@@ -129,6 +132,8 @@ def _kept_blocks(
         pass
     with open_binary(reader.path) as handle:
         for number, line in enumerate(handle, 1):
+            if number == 1:
+                line = without_bom(line)
             if number > last and (number in keep or number in capture):
                 if number in capture:
                     capture[number] = line.rstrip(b"\n")
