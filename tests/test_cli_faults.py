@@ -508,6 +508,24 @@ def test_an_output_directory_that_is_the_input_file_is_refused(tmp_path, capsys,
     assert source.read_bytes() == before
 
 
+@pytest.mark.parametrize("suffix", [".bz2", ".xz"])
+def test_a_compression_that_is_not_read_is_refused_with_the_way_round(tmp_path, capsys, suffix):
+    """A .bz2 or .xz input is refused with the command that decompresses it, also with
+    --format, which would otherwise read the compressed bytes as records (251 "invalid UTF-8"
+    skips and nothing kept under --on-error skip)."""
+    import bz2
+    import lzma
+
+    path = tmp_path / f"a.jsonl{suffix}"
+    compress = bz2.compress if suffix == ".bz2" else lzma.compress
+    path.write_bytes(compress(b"".join(jsonl(8))))
+    for extra in ([], ["--format", "jsonl", "--on-error", "skip"]):
+        assert main(["dedup", str(path), "-o", str(tmp_path / "o"), *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{suffix} compression is not read" in err and "cat " in err
+        assert not (tmp_path / "o" / "summary.json").exists()
+
+
 def test_a_directory_named_as_an_output_is_never_removed(tmp_path, capsys):
     """A user's folder named pairs.csv (or kept.jsonl) in the output directory would have been
     replaced by the output, with everything in it; the kept/ folder of an earlier run is

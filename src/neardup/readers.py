@@ -178,6 +178,10 @@ def _escape_surrogate(match: re.Match) -> str:
     return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
+# compressions neardup does not read, and the command that decompresses each to a pipe
+_UNREAD = {".bz2": "bzcat", ".xz": "xzcat", ".lzma": "xzcat", ".lz4": "lz4cat", ".zip": "unzip -p"}
+
+
 def check_input(path: str | os.PathLike) -> Path:
     p = Path(path)
     if not p.exists():
@@ -186,6 +190,13 @@ def check_input(path: str | os.PathLike) -> Path:
         raise InputError("is a directory, not a file", source=str(p))
     if not os.access(p, os.R_OK):
         raise InputError("permission denied", source=str(p))
+    unread = _UNREAD.get(p.suffix.lower())
+    if unread is not None:
+        raise InputError(
+            f"{p.suffix} compression is not read (.gz and .zst are); decompress it first "
+            f"(`{unread} {p} > FILE`, or into a pipe: `{unread} {p} | neardup dedup - ...`)",
+            source=str(p),
+        )
     return p
 
 
