@@ -526,6 +526,32 @@ def test_a_compression_that_is_not_read_is_refused_with_the_way_round(tmp_path, 
         assert not (tmp_path / "o" / "summary.json").exists()
 
 
+def test_a_field_no_record_has_is_a_setting_not_a_skip(tmp_path, capsys):
+    """--text-field naming a field no record has made every record a skip, and --on-error skip
+    an empty run that succeeded; a CSV header without the column, or one column holding the
+    others (a ';'-separated file), did the same. Now refused with the fields there are; a
+    record or two without the field in a file of good ones stays a counted skip."""
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b"".join(jsonl(6)))
+    args = ["dedup", str(path), "-o", str(tmp_path / "o"), "--on-error", "skip"]
+    assert main([*args, "--text-field", "body"]) == 2
+    err = capsys.readouterr().err
+    assert "no record holds the fields asked for: all 6 were skipped" in err
+    assert "no text field 'body' (fields: id, text)" in err
+    assert not (tmp_path / "o" / "summary.json").exists()
+    path.write_bytes(b"".join(jsonl(6)) + b'{"id": "x", "body": "no text here"}\n')
+    assert main(args) == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["counts"]["skipped"] == 1 and summary["counts"]["records_read"] == 7
+    table = tmp_path / "t.csv"
+    table.write_text("id,body\n1,some text\n")
+    assert main(["dedup", str(table), "-o", str(tmp_path / "c"), "--on-error", "skip"]) == 2
+    assert "the header has no column 'text' (columns: 'id', 'body')" in capsys.readouterr().err
+    table.write_text("id;text\n1;some text\n")
+    assert main(["dedup", str(table), "-o", str(tmp_path / "c")]) == 2
+    assert "reads as one column: fields must be separated by commas" in capsys.readouterr().err
+
+
 def test_a_directory_named_as_an_output_is_never_removed(tmp_path, capsys):
     """A user's folder named pairs.csv (or kept.jsonl) in the output directory would have been
     replaced by the output, with everything in it; the kept/ folder of an earlier run is

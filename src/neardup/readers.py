@@ -484,6 +484,7 @@ class RecordReader:
                         "which one to read by renaming the others",
                         source=self.source,
                     )
+            _check_columns(header, (self.text_field, self.id_field), delimiter, self.source)
             width = len(header)
             number = 0
             while True:
@@ -551,6 +552,26 @@ class RecordReader:
                     yield self.bad(number, None, "invalid_utf8", f"not valid UTF-8 ({exc.reason})")
                     continue
                 yield self.record(number, {self.text_field: text}, line)  # a line is the text
+
+
+def _check_columns(
+    header: list[str], wanted: tuple[str | None, ...], delimiter: str, source: str
+) -> None:
+    """A text or id column the header lacks is the run's setting, not a bad record: refused
+    whatever ``--on-error`` says (every record would be skipped), naming the columns there are,
+    and the delimiter when the header reads as one column holding another one."""
+    for name in wanted:
+        if name is None or name in header:
+            continue
+        columns = ", ".join(repr(h) for h in header[:20])
+        hint = "; use --text-field / --id-field"
+        if len(header) == 1 and any(d in header[0] for d in ";|\t,".replace(delimiter, "")):
+            hint = (
+                f"; the header reads as one column: fields must be separated by "
+                f"{'a tab' if delimiter == chr(9) else 'commas'} (.tsv: tabs, .csv: commas)"
+            )
+        raise InputError(f"the header has no column {name!r} (columns: {columns}){hint}",
+                         source=source)  # fmt: skip
 
 
 def read_records(path: str | os.PathLike, **options: Any) -> RecordReader:

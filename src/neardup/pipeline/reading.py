@@ -88,7 +88,28 @@ def read_all(inputs: Inputs, method: Any, *, quiet: bool, keep_texts: bool = Fal
             for rec in block:
                 reading.add(source, rec)
     bar.close()
-    return reading.batch()
+    batch = reading.batch()
+    if not len(batch.ids):
+        refuse_fieldless(inputs, reading.skipped)
+    return batch
+
+
+FIELD_REASONS = frozenset({"missing_text", "missing_id"})
+
+
+def refuse_fieldless(inputs: Inputs, skipped: list[Item]) -> None:
+    """A run in which no record was usable, every skip a missing text or id field: the fields
+    named are not those of the input (a setting, not bad records), so ``--on-error skip``
+    does not turn it into an empty run that succeeds."""
+    if not skipped or any(entry.item.reason not in FIELD_REASONS for entry in skipped):
+        return
+    first = skipped[0]
+    raise InputError(
+        f"no record holds the fields asked for: all {len(skipped)} were skipped, the first "
+        f"with: {first.item.message}",
+        source=inputs.readers[first.source].source,
+        record=first.item.number,
+    )
 
 
 def _keeps(method: Any, *, keep_texts: bool) -> str:
