@@ -203,6 +203,22 @@ def test_truncated_input_skipped_counts_the_lost_tail(tmp_path, capsys, name):
     assert_one_complete_run(out)
 
 
+def test_a_zstd_file_cut_inside_its_first_frame_is_a_counted_lost_tail(tmp_path, capsys):
+    """A .zst cut before its first block ends gives no record (zstd hands out a frame's data
+    only whole); it is truncated, as a later cut is, not "not a readable .zst file": an error
+    naming record 1, or under --on-error skip one counted skip for the lost tail."""
+    src, out = tmp_path / "in.jsonl.zst", tmp_path / "out"
+    whole = zstandard.ZstdCompressor().compress(b"".join(jsonl(40)))
+    src.write_bytes(whole[: len(whole) // 2])
+    assert dedup(src, out) == 2
+    assert "in.jsonl.zst, record 1: the file is truncated before its first record ends" in (
+        capsys.readouterr().err
+    )
+    assert dedup(src, out, "--on-error", "skip") == 0
+    c = counts(out)
+    assert c["records_read"] == 1 and c["skipped_by_reason"] == {"truncated": 1}
+
+
 @pytest.mark.parametrize("name", ["in.jsonl.gz", "in.jsonl.zst"])
 @pytest.mark.parametrize("on_error", ["fail", "skip"])
 def test_not_a_compressed_file(tmp_path, capsys, name, on_error):

@@ -422,15 +422,17 @@ class RecordReader:
         return Skipped(number, doc_id, reason, message)
 
     def _broken(self, last: int, exc: Exception) -> Skipped:
-        """The tail lost after record ``last`` to a truncated or corrupt compressed stream."""
-        if not last:
+        """The tail lost after record ``last`` to a truncated or corrupt compressed stream (a
+        stream cut before its first record ends is truncated too: a zstd frame is read whole)."""
+        if not last and not isinstance(exc, EOFError):
             suffix = Path(self.source).suffix
             raise InputError(f"not a readable {suffix} file ({exc})", source=self.source) from None
         if isinstance(exc, EOFError):
             reason, what = "truncated", "the file is truncated"
         else:
             reason, what = "corrupt_stream", "the compressed data is corrupt"
-        message = f"{what} after record {last}, the rest is lost ({exc})"
+        where = f"after record {last}" if last else "before its first record ends"
+        message = f"{what} {where}, the rest is lost ({exc})"
         return self.bad(last + 1, None, reason, message)
 
     def record(self, number: int, row: dict[str, Any], raw: Any) -> Record | Skipped:
