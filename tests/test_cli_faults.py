@@ -568,6 +568,19 @@ def test_a_field_no_record_has_is_a_setting_not_a_skip(tmp_path, capsys):
     assert "reads as one column: fields must be separated by commas" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("output, says", [("", "is empty"), ("-", "'-' is no directory")])
+def test_an_empty_or_dash_output_directory_is_refused(tmp_path, capsys, monkeypatch, output, says):
+    """``-o ''`` wrote every output into the current directory and ``-o -`` made a folder
+    named ``-``; both are refused (the kept records go to standard output with --kept -)."""
+    source = tmp_path / "a.jsonl"
+    source.write_bytes(b"".join(jsonl(4)))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        main(["dedup", str(source), "-o", output])
+    assert stop.value.code == 2 and says in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
+
+
 def test_a_directory_named_as_an_output_is_never_removed(tmp_path, capsys):
     """A user's folder named pairs.csv (or kept.jsonl) in the output directory would have been
     replaced by the output, with everything in it; the kept/ folder of an earlier run is

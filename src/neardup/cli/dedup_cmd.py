@@ -10,7 +10,7 @@ import sys
 from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..pipeline.run import KEPT_MODES, DedupOptions, run_dedup
 from ..readers import FORMATS, ON_ERROR
-from .options import add_method_options, add_workers_option, method_options
+from .options import add_method_options, add_workers_option, method_options, output_directory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,7 +58,13 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
     """What is written: the directory, the kept records, pairs and report."""
-    p.add_argument("-o", "--output", required=True, help="output directory (created if missing)")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        type=output_directory,
+        help="output directory (created if missing)",
+    )
     p.add_argument(
         "--kept",
         choices=KEPT_MODES,

@@ -8,7 +8,7 @@ import sys
 from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD
 from ..readers import ON_ERROR
-from .options import METHOD_NAMES, add_workers_option, method_options
+from .options import METHOD_NAMES, add_workers_option, method_options, output_directory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +19,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "corpus (id, text, cluster) — and write REPORT_DIR/report.json and report.html.",
     )
     p.add_argument("data", help="JSON Lines, CSV or TSV")
-    p.add_argument("-o", "--output", required=True, help="report directory (created if missing)")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        type=output_directory,
+        help="report directory (created if missing)",
+    )
     p.add_argument("--kind", choices=("pairs", "clusters"), help="default: from the fields")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--method", choices=METHOD_NAMES, help=f"one method (default: {DEFAULT_METHOD})")

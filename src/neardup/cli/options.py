@@ -199,3 +199,16 @@ def add_workers_option(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="threads (default 0: every core); the results do not depend on it",
     )
+
+
+def output_directory(value: str) -> str:
+    """An ``-o`` value: a directory name, not empty (the current directory, by accident) and
+    not ``-`` (standard output is ``--kept -``)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("is empty: name a directory for the outputs (-o out/)")
+    if value == "-":
+        raise argparse.ArgumentTypeError(
+            "'-' is no directory: name one for the outputs (the kept records go to standard "
+            "output with --kept -)"
+        )
+    return value

@@ -10,7 +10,7 @@ from ..cluster import DISTRIBUTED_KEEP_RULES
 from ..errors import ConfigError, NeardupError
 from ..methods import SPARK_DEFAULT_METHOD
 from ..readers import ON_ERROR
-from .options import add_method_options, method_options
+from .options import add_method_options, method_options, output_directory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "`neardup dedup`. Under spark-submit, run the module neardup.spark.submit instead.",
     )
     p.add_argument("input", help="input path (file, directory or glob)")
-    p.add_argument("-o", "--output", required=True, help="output directory (overwritten)")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        type=output_directory,
+        help="output directory (overwritten)",
+    )
     p.add_argument(
         "--master", help="Spark master, e.g. local[2] or spark://host:7077 (default: local[*])"
     )
