@@ -413,6 +413,10 @@ class RecordReader:
 
         return record_blocks(self)
 
+    def required_fields(self) -> tuple[str | None, ...]:
+        """The fields every record must have (a CSV header lacking one is refused)."""
+        return (self.text_field, self.id_field)
+
     # -- shared checks ----------------------------------------------------------------------
     def bad(self, number: int, doc_id: str | None, reason: str, message: str) -> Skipped:
         if self.on_error == "fail" or reason == "empty_file":
@@ -486,7 +490,7 @@ class RecordReader:
                         "which one to read by renaming the others",
                         source=self.source,
                     )
-            _check_columns(header, (self.text_field, self.id_field), delimiter, self.source)
+            _check_columns(header, self.required_fields(), delimiter, self.source)
             width = len(header)
             number = 0
             while True:

@@ -77,6 +77,9 @@ class _Row:
 class _RowReader(RecordReader):
     """dedup's reader yielding whole rows: evaluation records have several texts, not one."""
 
+    def required_fields(self) -> tuple[str | None, ...]:
+        return ()  # which fields a row needs depends on the kind of data (detect_kind)
+
     def record(self, number: int, row: dict[str, Any], raw: Any) -> _Row | Skipped:
         if isinstance(raw, bytes):  # a JSON line: integers beyond 64 bits as written
             row = exact_integers(row, raw)
