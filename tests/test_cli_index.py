@@ -372,3 +372,20 @@ def test_a_pipe_is_read_once_and_whole(tmp_path, capsys):
     writer.join()
     counts = json.loads(capsys.readouterr().err.splitlines()[-1])
     assert sum(counts[k] for k in ("inserted", "duplicate_not_stored")) == 1500
+
+
+def test_adding_without_a_common_gram_table_warns_what_it_costs(tmp_path, capsys):
+    """``index add`` of the default method without ``--tables`` warns that no text counts as
+    common (templated documents all compared with each other, decisions unlike ``dedup``'s);
+    with the table a batch run fitted it does not, and a simhash store never does."""
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS)
+    add = ["index", "add", str(path), "--id-field", "id", "--quiet"]
+    assert main([*add, "--db", f"sqlite:///{tmp_path}/a.db"]) == 0
+    assert "warning: no common-gram table (--tables)" in capsys.readouterr().err
+    assert main(["dedup", str(path), "--id-field", "id", "-o", str(tmp_path / "o"), "--quiet"]) == 0
+    tables = ["--tables", str(tmp_path / "o" / "common_grams.npz")]
+    assert main([*add, "--db", f"sqlite:///{tmp_path}/b.db", *tables]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main([*add, "--db", f"sqlite:///{tmp_path}/c.db", "--method", "simhash"]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..errors import ConfigError
@@ -115,3 +116,21 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
 
         detector.method.workers = resolve_workers(args.workers)  # preparing each batch
     return detector
+
+
+def warn_without_tables(detector: Any) -> None:
+    """Tell a user writing to a store of the default method without a common-gram table what
+    that costs: no text counts as common, so documents of one template (notices, headers) are
+    all candidates of each other — checks slow down as the store grows — and the decisions are
+    not those of ``neardup dedup`` over the same documents, which fits a table first."""
+    method = detector.method
+    if getattr(method, "name", None) != "auto" or method.tables is not None:
+        return
+    print(
+        "neardup: warning: no common-gram table (--tables): no text counts as common, so "
+        "documents built from one template are all compared with each other (checks slow "
+        "down as the store grows), and decisions differ from `neardup dedup`, which fits one; "
+        "fit it with `neardup dedup CORPUS -o DIR` and pass --tables DIR/common_grams.npz to "
+        "a new store",
+        file=sys.stderr,
+    )

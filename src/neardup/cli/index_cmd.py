@@ -18,7 +18,13 @@ from ..errors import DocumentConflictError, InputError, StoreError
 from ..pipeline.reading import progress, warn_lost_tail
 from ..readers import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
 from ..store.url import redact
-from .detector_options import DEFAULT_DB, add_detector_options, open_detector, open_store_for
+from .detector_options import (
+    DEFAULT_DB,
+    add_detector_options,
+    open_detector,
+    open_store_for,
+    warn_without_tables,
+)
 from .options import add_workers_option, record_reader
 
 
@@ -122,6 +128,7 @@ def run_add(args: argparse.Namespace) -> int:
     items = _reading(reader, counts)
     first = next(items, None)  # an empty or unreadable input too: before a store is created
     detector = open_detector(args)
+    warn_without_tables(detector)
     name = "index-add:" + str(Path(args.input).resolve())
     head = _head(args.input)
     done = _resume_after(detector.store.get_checkpoint(name), args.input)
