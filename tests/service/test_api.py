@@ -80,12 +80,12 @@ def test_batch(client):
     "body,status,message",
     [
         ({"id": "a"}, 422, "text: Field required"),
-        ({"id": "a", "text": ""}, 422, "text is empty"),
-        ({"id": "a", "text": "   "}, 422, "text is empty"),
+        ({"id": "a", "text": ""}, 422, "invalid request: text: text is empty"),
+        ({"id": "a", "text": "   "}, 422, "invalid request: text: text is empty"),
         ({"id": "a", "text": 5}, 422, "text: Input should be a valid string"),
         ({"id": 5, "text": "x"}, 422, "id: Input should be a valid string"),
         ({"id": "a", "text": "x", "extra": 1}, 422, "extra: Extra inputs are not permitted"),
-        ([1, 2], 422, "invalid request"),
+        ([1, 2], 422, "invalid request: body: expected a JSON object"),
     ],
 )
 def test_bad_bodies(client, body, status, message):

@@ -85,6 +85,15 @@ DEFAULT_MAX_BODY = 1 << 20
 RETRY_AFTER_SECONDS = 1
 
 
+def _problem(error: dict) -> str:
+    """A validation error's message in the API's words: pydantic's ``Value error, `` prefix off
+    (a model's own check: "text is empty"), and a body that is not a JSON object said so."""
+    if error.get("type") in ("model_attributes_type", "dict_type", "model_type"):
+        return "expected a JSON object"
+    message = str(error.get("msg", ""))
+    return message.removeprefix("Value error, ")
+
+
 def _error(status: int, error: str, detail: Any = None, headers: dict | None = None):
     body: dict[str, Any] = {"error": error}
     if detail is not None:
@@ -149,7 +158,7 @@ def _add_error_handlers(app: FastAPI, metrics: Metrics) -> None:
         detail = [
             {
                 "field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
-                "problem": e.get("msg", ""),
+                "problem": _problem(e),
             }
             for e in errors
         ]
