@@ -285,6 +285,13 @@ def test_compare_takes_a_text_starting_with_at_and_refuses_blank_ones(capsys):
     assert report["verdict"]["similarity"] == 0.0 and report["duplicate"] is False
 
 
+def test_compare_refuses_partial_which_only_a_batch_reports(capsys):
+    """``compare --partial`` was accepted and did nothing (its help: batch runs only); it is
+    refused with the command that shows one pair's shared paragraphs."""
+    assert main(["compare", "--partial", "第一段文字", "第二段文字"]) == 2
+    assert "compare with --method paragraph" in capsys.readouterr().err
+
+
 def test_real_sample(shared_data, tmp_path):
     """A slice of real Weibo posts: exact reposts must cluster together; accounting must add up."""
     src = shared_data / "weibo_ced_zh" / "corpus.jsonl.gz"

@@ -458,6 +458,15 @@ def test_an_option_that_would_be_ignored_is_an_error(tmp_path, capsys, given, ne
     assert main(["dedup", str(path), "-o", str(tmp_path / "p"), *given, *more, "--quiet"]) == 0
 
 
+def test_an_ignored_option_is_named_before_its_range(tmp_path, capsys):
+    """``--threshold 1.5`` under ``auto`` said "text_threshold=1.5 must be in (0, 1]", a name
+    the user never gave; that it acts only with --match text comes first."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(6)))
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), "--threshold", "1.5"]) == 2
+    assert "--threshold acts only with --match text" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", ["r.jsonl", "r.csv"])
 def test_fail_mode_names_the_first_bad_record(tmp_path, capsys, name):
     """A repeated id at record 2 and a float id at record 3: the error named record 3 (the

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from ..methods import create
 from ..normalize import normalize
 from .options import add_method_options, method_options
@@ -89,7 +89,13 @@ def explain(a: str, b: str, method) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    method = create(args.method, **method_options(args))
+    options = method_options(args)
+    if options.get("partial"):
+        raise ConfigError(
+            "--partial reports the partial duplicates of a batch run (neardup dedup --pairs); "
+            "for one pair's shared paragraphs, compare with --method paragraph"
+        )
+    method = create(args.method, **options)
     a, b = read_text_arg(args.text_a), read_text_arg(args.text_b)
     for name, text in (("first", a), ("second", b)):
         if not text.strip():

@@ -155,7 +155,7 @@ def _refuse_inert(method: str, given: dict[str, Any], options: dict[str, Any]) -
     names = {o for m, o, *_ in _ACTS_ONLY_WITH if m == method and o in given}
     if not names:
         return
-    config = create(method, **given).config
+    config = create(method, **{k: v for k, v in given.items() if k not in names}).config
     for m, option, other, value, fix in _ACTS_ONLY_WITH:
         if m != method or option not in names:
             continue
