@@ -18,8 +18,10 @@ Year speeches share 96 % of their character 3-grams), so the rule looks at *what
    人士 / 入土, what a misread glyph gives — but not one beside inserted text,
    英文版 / 俄文、法文版; a longer change is a rewritten sentence). A changed year, date,
    identifier (5 or more characters with a digit) or code of letters and digits (U7T1 / U7T3,
-   4G / 5G, A320) always means another event or record (a *hard* change). Paragraphs a copy moved are first put back in the other text's
-   order (:func:`_put_in_order`), so that the passages standing in their place are not compared.
+   4G / 5G, A320), and a day of the week or month put in place of another, always mean
+   another event or record (a *hard* change). Paragraphs a copy moved are first put back in
+   the other text's order (:func:`_put_in_order`), so that the passages standing in their
+   place are not compared.
 
 A pair is a copy when
 
@@ -60,7 +62,7 @@ import numpy as np
 from .errors import ConfigError
 from .readings import heard_codes, misheard
 
-RULE_VERSION = "neardup-copy-17"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own; 16: one word replaced by another; 17: codes of letters and digits
+RULE_VERSION = "neardup-copy-17"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own; 16: one word replaced by another; 17: codes of letters and digits, days and months replaced
 
 _CJK_BLOCKS = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F))
 #: Code point ranges of CJK ideographs (a regex character-class body).
@@ -827,9 +829,9 @@ def _value_changes(
     """Substituted values between two token sequences: ``(numbers, names, hard)``.
 
     Hard: a changed year, date, ordinal (第N, N次, N届), identifier (a number of 5 or more
-    digits) or code of letters and digits (U7T1), a day of the week or month replaced by another
-    (:func:`_day_replaced`) — another event or another record; also when each text holds such a value the
-    other lacks in a short moved phrase (3月9日上午 at the start of one, 于3月11日下午 later in
+    digits) or code of letters and digits (U7T1), a day of the week or month replaced by
+    another (:func:`_day_replaced`) — another event or another record; also when each text
+    holds such a value the other lacks in a short moved phrase (3月9日上午 at the start of one, 于3月11日下午 later in
     the other), which an inserted or deleted sentence is not; also when both texts hold numbers
     the other lacks outside inserted or deleted passages (:func:`_numbers_differ`). Numbers:
     other changed figures (a figure only split or joined by punctuation, 4,372 / 4372, is
