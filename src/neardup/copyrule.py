@@ -833,8 +833,8 @@ def _value_changes(
     another (:func:`_day_replaced`) — another event or another record; also when each text
     holds such a value the other lacks in a short moved phrase (3月9日上午 at the start of
     one, 于3月11日下午 later in the other), which an inserted or deleted sentence is not; also
-    when both texts hold numbers
-    the other lacks outside inserted or deleted passages (:func:`_numbers_differ`). Numbers:
+    when both texts hold numbers the other lacks outside inserted or deleted passages
+    (:func:`_numbers_differ`). Numbers:
     other changed figures (a figure only split or joined by punctuation, 4,372 / 4372, is
     unchanged), and in a short text (under ``short_tokens`` tokens, where no value may change)
     one word replaced by another (:func:`_replaced_word`). Names: a short
