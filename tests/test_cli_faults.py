@@ -590,6 +590,22 @@ def test_an_empty_or_dash_output_directory_is_refused(tmp_path, capsys, monkeypa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
 
 
+def test_a_json_array_is_told_how_to_become_json_lines(tmp_path, capsys):
+    """A .json file holding one JSON array (pretty-printed or on one line) failed as "not valid
+    JSON (unexpected end of data)" or "expected a JSON object, got list"; the error now says
+    records are read as JSON Lines and how to convert the file."""
+    rows = [{"id": f"d{i}", "text": f"第{i}条新闻的正文内容"} for i in range(3)]
+    for name, data in (
+        ("pretty.json", json.dumps(rows, ensure_ascii=False, indent=2)),
+        ("line.json", json.dumps(rows, ensure_ascii=False)),
+    ):
+        path = tmp_path / name
+        path.write_text(data, encoding="utf-8")
+        assert main(["dedup", str(path), "-o", str(tmp_path / "o")]) == 2
+        err = capsys.readouterr().err
+        assert f"{name}, record 1:" in err and "jq -c '.[]'" in err and "Traceback" not in err
+
+
 def test_a_directory_named_as_an_output_is_never_removed(tmp_path, capsys):
     """A user's folder named pairs.csv (or kept.jsonl) in the output directory would have been
     replaced by the output, with everything in it; the kept/ folder of an earlier run is

@@ -339,12 +339,27 @@ def parse_json_line(number: int, line: bytes) -> dict[str, Any] | Skipped:
                 where = f"byte {bad.start + 1}: {line[bad.start : bad.start + 4]!r}"
                 return Skipped(number, None, "invalid_utf8", f"not valid UTF-8 ({where})")
             return Skipped(number, None, "invalid_utf8", f"not valid UTF-8 ({exc})")
-        return Skipped(number, None, "malformed_json", f"not valid JSON ({exc})")
+        return Skipped(
+            number, None, "malformed_json", f"not valid JSON ({exc}){_array_hint(number, line)}"
+        )
     if not isinstance(row, dict):
         return Skipped(
-            number, None, "not_an_object", f"expected a JSON object, got {type(row).__name__}"
+            number,
+            None,
+            "not_an_object",
+            f"expected a JSON object, got {type(row).__name__}{_array_hint(number, line)}",
         )
     return row
+
+
+def _array_hint(number: int, line: bytes) -> str:
+    """For a file that opens with ``[`` (one JSON array, not JSON Lines): how to convert it."""
+    if number != 1 or not line.lstrip().startswith(b"["):
+        return ""
+    return (
+        "; this looks like one JSON array: records are read as JSON Lines, one object per "
+        "line (convert with: jq -c '.[]' FILE > FILE.jsonl)"
+    )
 
 
 def field_of_records(path: str | os.PathLike, option: str, fmt: str | None) -> str:
