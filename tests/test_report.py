@@ -289,3 +289,35 @@ def test_a_full_disk_leaves_no_partial_page(sample_run, tmp_path, capsys, monkey
     err = capsys.readouterr().err
     assert f"cannot write {run / 'report.html'} (No space left on device)" in err
     assert sorted(p.name for p in run.iterdir() if p.name.startswith(".")) == []
+
+
+def test_plot_bin_starts_sit_under_their_edge_and_log_axes_are_labelled():
+    """A threshold on a bin edge is drawn at its value's x and the label of the bin starting
+    there sits under it (under the bin's middle it looked half a bin off: 0.5 drawn near
+    0.47); a log axis up to 7 reads 1, 2, 5 (it read "1" alone), over many decades powers of
+    ten. Oracle: the chart's own geometry, LEFT + position * plot width."""
+    import re
+
+    from neardup.report.svg import LEFT, RIGHT, WIDTH, Mark, Series, _y_ticks, bar_chart
+
+    bins = [f"{k / 20:.2f}" for k in range(20)]
+    svg = bar_chart(
+        title="t",
+        bins=bins,
+        series=[Series("s", [1] * 20, "#000")],
+        x_label="x",
+        y_label="y",
+        marks=[Mark(0.5, "threshold 0.5")],
+        bin_starts=True,
+    )
+    line_x = float(
+        re.search(r'<line x1="([\d.]+)" y1="\d+" x2="[\d.]+" y2="\d+" class="mark"', svg)[1]
+    )
+    label_x = float(
+        re.search(r'<text x="([\d.]+)" y="\d+" text-anchor="middle">0.50</text>', svg)[1]
+    )
+    assert line_x == pytest.approx(LEFT + 0.5 * (WIDTH - LEFT - RIGHT), abs=0.1)
+    assert label_x == pytest.approx(line_x, abs=0.1)
+    assert _y_ticks(7, log_y=True) == [1, 2, 5]
+    assert _y_ticks(80, log_y=True) == [1, 2, 5, 10, 20, 50]
+    assert _y_ticks(120_000, log_y=True) == [1, 10, 100, 1_000, 10_000, 100_000]

@@ -230,6 +230,7 @@ def _plots(data: dict[str, Any]) -> list[str]:
                     bins=[f"{k / bins:.2f}" for k in range(bins)],
                     series=[Series(method, entry["similarity"], REMOVED_COLOR)],
                     x_label="similarity (bin start)",
+                    bin_starts=True,
                     y_label="documents",
                     marks=marks,
                 )
@@ -264,6 +265,7 @@ def _plots(data: dict[str, Any]) -> list[str]:
             x_label="characters (bin start, log-spaced)",
             y_label="documents",
             log_y=True,
+            bin_starts=True,
         )
     )
     return plots

@@ -38,8 +38,11 @@ def bar_chart(
     y_label: str,
     log_y: bool = False,
     marks: Sequence[Mark] = (),
+    bin_starts: bool = False,
 ) -> str:
-    """An SVG bar chart: one group of bars per bin, one bar per series."""
+    """An SVG bar chart: one group of bars per bin, one bar per series. ``bin_starts``: the bin
+    labels are the bins' lower edges, written under the edge (under the bin's middle, a
+    threshold line on an edge looked half a bin off its value)."""
     n = max(len(bins), 1)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     top = max((c for s in series for c in s.counts), default=0)
@@ -76,7 +79,7 @@ def bar_chart(
             )
     step = max(1, math.ceil(n / 10))
     for i in range(0, len(bins), step):
-        x = LEFT + (i + 0.5) * group_w
+        x = LEFT + (i if bin_starts else i + 0.5) * group_w
         out.append(
             f'<text x="{x:.1f}" y="{TOP + plot_h + 14}" text-anchor="middle">'
             f"{html.escape(bins[i])}</text>"
@@ -128,7 +131,9 @@ def _legend(series: Sequence[Series], plot_w: float) -> list[str]:
 def _y_ticks(top: int, *, log_y: bool) -> list[int]:
     if top <= 0:
         return []
-    if log_y:
-        return [10**e for e in range(int(math.log10(top)) + 1)]
+    if log_y:  # 1, 2, 5, 10, ... over few decades (under 10: not "1" alone), powers over many
+        decades = int(math.log10(top)) + 1
+        steps = (1, 2, 5) if decades <= 2 else (1,)
+        return [m * 10**e for e in range(decades) for m in steps if m * 10**e <= top]
     step = 10 ** max(int(math.log10(top)) - (1 if top < 3 * 10 ** int(math.log10(top)) else 0), 0)
     return list(range(0, top + 1, step))[:12]
