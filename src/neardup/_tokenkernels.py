@@ -388,10 +388,9 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
     token there equals a neighbour of itself (so the one longest-common-subsequence alignment
     is that substitution), and they are not two words (``TOKEN_WORD``: whether two words are
     spelled alike is read in Python, :func:`neardup.copyrule._replaced_word`; a month name
-    counts as a word), and not two days of the week after a token of ``week`` (codes of 期, 拜, 周; days:
-    ``weekdays``), which :func:`neardup.copyrule._day_replaced` reads. Then a value
-    changed when both replaced tokens hold a digit and
-    ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
+    counts as a word), and not two days of the week after a token of ``week`` (codes of 期,
+    拜, 周; days: ``weekdays``), which :func:`neardup.copyrule._day_replaced` reads. Then a
+    value changed when both replaced tokens hold a digit and ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
     the change is hard when both hold a digit and one is a year or identifier, or the token
     after is a date unit, or the one before a month or 第.
     """

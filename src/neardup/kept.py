@@ -103,9 +103,9 @@ def _kept_blocks(
     """The kept lines of a JSONL or text input (without their line ends), a block of the input
     at a time (:func:`neardup.blocks.line_blocks`); reading stops after the last kept (or
     captured) line; the byte order mark some editors put at a file's start is not part of its
-    first line (two inputs into one file would carry one in the middle). A stream that breaks off mid-block is read again line by line, so a kept
-    line before the break is still found and a lost tail the first reading skipped is not
-    read. The lines numbered ``capture``'s keys are stored there as they pass."""
+    first line (two inputs into one file would carry one in the middle). A stream that
+    breaks off mid-block is read again line by line, so a kept line before the break is still
+    found and a lost tail the first reading skipped is not read. The lines numbered ``capture``'s keys are stored there as they pass."""
     capture = {} if capture is None else capture
     if not keep and not capture:
         return
