@@ -202,7 +202,7 @@ def test_shipped_tables_equal_a_fresh_build_and_come_first(tmp_path, monkeypatch
     import importlib
     import unicodedata
 
-    from neardup import _normtable, readings, tablecache
+    from neardup import _normtable, markup, readings, tablecache
 
     norm = importlib.import_module("neardup.normalize")
     monkeypatch.setenv("NEARDUP_CACHE", str(tmp_path))
@@ -212,16 +212,19 @@ def test_shipped_tables_equal_a_fresh_build_and_come_first(tmp_path, monkeypatch
         "normtable": _normtable.build_table(),
         "punctuation": norm._marked_table(),
         "sounds": readings._sounds(),
+        "charclasses": markup.build_character_classes(),
     }
     got = {
         "normtable": _normtable.norm_table.__wrapped__(),
         "punctuation": norm._punctuation_table.__wrapped__(False),
         "sounds": np.stack(readings.sound_table.__wrapped__()),
+        "charclasses": markup.character_classes.__wrapped__(),
     }
     digests = {
         "normtable": _normtable.source_digest(),
         "punctuation": norm.punctuation_digest(),
         "sounds": readings.sounds_digest(),
+        "charclasses": markup.classes_digest(),
     }
     for name, table in fresh.items():
         stale = f"the shipped {name} table is stale: run python -m neardup.tablecache --ship"

@@ -411,37 +411,6 @@ def normalize_codepoints(cps, offsets, table, html):
     return out[:w], out_off, cx
 
 
-@numba.njit(cache=True, nogil=True)
-def docs_holding(cps, offsets, starts, needles, needle_off):
-    """Which documents hold a code point ``c`` with ``starts[c]`` equal to 1 (a character that
-    is a trigger alone) or a string of ``needles`` (flat code points, ``needle_off`` offsets),
-    each of whose first characters has ``starts`` equal to 2: the texts that can hold markup
-    (:func:`neardup.markup.markup_candidates`). One table lookup per character."""
-    ndocs = offsets.shape[0] - 1
-    found = np.zeros(ndocs, np.bool_)
-    size = starts.shape[0]
-    for d in range(ndocs):
-        end = offsets[d + 1]
-        for i in range(offsets[d], end):
-            c = cps[i]
-            if c >= size or starts[c] == 0:
-                continue
-            if starts[c] == 1:
-                found[d] = True
-                break
-            for k in range(needle_off.shape[0] - 1):
-                lo, hi = needle_off[k], needle_off[k + 1]
-                if i + hi - lo <= end:
-                    j = 0
-                    while j < hi - lo and cps[i + j] == needles[lo + j]:
-                        j += 1
-                    if j == hi - lo:
-                        found[d] = True
-            if found[d]:
-                break
-    return found
-
-
 # -- sets, exact duplicates and the m-gram candidate index ------------------------------------
 
 

@@ -41,56 +41,65 @@ MARKUP = re.compile(
 )
 
 
-_CONTENT = re.compile(r"[^\W_]")
-# A normalised text can hold markup only if it holds one of these (each alternative of
-# ``MARKUP`` needs one): a compiled scan finds those texts, where the full pattern, which has
-# no common first character, is tried at every position of every text (0.9 s of 3.6 on
-# reuters21578_en when every text holding an "h" or an "r" was searched).
-_NEEDS = ("http", "转发微博", "轉發微博", "epost")
-_NEEDS_ONE = "@#[\\\ufe0f"
-_PICTOGRAPHS = ((0x1F300, 0x1FAFF), (0x2600, 0x27BF))
+# what :func:`character_classes` holds per code point, as bits
+WORD = 1  # ``re``'s \\w
+SPACE = 2  # ``re``'s \\s
+START = 4  # a character a match of MARKUP can start with (the others need no test)
+STARTS = "h/回@#[转轉Rr\\\ufe0f"
+STARTS_RANGES = ((0x1F300, 0x1FAFF), (0x2600, 0x27BF))
 
 
-def markup_candidates(cps: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Which of the normalised texts ``(cps, offsets)`` (:func:`neardup.normalize.encode_texts`)
-    can hold markup: the others are left as they are by :func:`strip_markup`."""
-    from ._kernels import docs_holding
+def build_character_classes() -> np.ndarray:
+    """The table of :func:`character_classes`, found by ``re`` itself over every code point."""
+    every = "".join(map(chr, range(0x110000)))
+    table = np.zeros(0x110000, np.uint8)
+    for pattern, bit in ((r"\w", WORD), (r"\s", SPACE)):
+        found = np.fromiter((m.start() for m in re.finditer(pattern, every)), np.int64)
+        table[found] |= bit
+    table[[ord(c) for c in STARTS]] |= START
+    for lo, hi in STARTS_RANGES:
+        table[lo : hi + 1] |= START
+    return table
 
-    return docs_holding(cps, offsets, *_trigger_tables())
+
+def classes_digest() -> str:
+    """What the table is built from (with the Unicode version, its name in the caches)."""
+    from .tablecache import digest_of
+
+    return digest_of(["re: \\w 1, \\s 2, start 4", STARTS, repr(STARTS_RANGES)])
 
 
 @lru_cache(maxsize=1)
-def _trigger_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For :func:`neardup._kernels.docs_holding`: per code point, 1 for a character that can
-    be markup alone, 2 for the first character of a string of ``_NEEDS``; and those strings."""
-    starts = np.zeros(max(hi for _, hi in _PICTOGRAPHS) + 1, np.uint8)
-    for lo, hi in _PICTOGRAPHS:
-        starts[lo : hi + 1] = 1
-    starts[[ord(c) for c in _NEEDS_ONE]] = 1
-    starts[[ord(s[0]) for s in _NEEDS]] = 2
-    needles = np.array([ord(c) for s in _NEEDS for c in s], np.uint32)
-    needle_off = np.zeros(len(_NEEDS) + 1, np.int64)
-    np.cumsum([len(s) for s in _NEEDS], out=needle_off[1:])
-    return starts, needles, needle_off
+def character_classes() -> np.ndarray:
+    """Per code point, ``WORD``, ``SPACE`` and ``START`` bits for the compiled markup kernel
+    (:mod:`neardup._markupkernels`), so that it reads ``\\w`` and ``\\s`` as ``re`` does:
+    shipped with the package, cached on disk where it is not."""
+    from .tablecache import cached_array
+
+    def usable(table: np.ndarray) -> bool:
+        return table.shape == (0x110000,) and table.dtype == np.uint8
+
+    return cached_array("charclasses", classes_digest(), build_character_classes, usable=usable)
 
 
-def strip_markup(
-    texts: Sequence[str], *, normalized: bool = False, candidates: np.ndarray | None = None
-) -> list[str]:
-    """``texts`` without social-media markup, in NFKC form; a text with no letter, digit or CJK
-    character left is kept whole (else all such texts would look identical). ``normalized``:
-    the texts are already normalised (NFKC, case folded), so only those that can hold markup
-    are searched — ``candidates`` (:func:`markup_candidates`) when the caller has them."""
+def strip_markup_encoded(cps: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`strip_markup` of texts as code points and offsets
+    (:func:`neardup.normalize.encode_texts`), by a compiled kernel that releases the interpreter
+    lock."""
+    from ._markupkernels import strip_markup_codepoints
+
+    return strip_markup_codepoints(
+        np.ascontiguousarray(cps, np.uint32), np.ascontiguousarray(offsets, np.int64),
+        character_classes(),
+    )  # fmt: skip
+
+
+def strip_markup(texts: Sequence[str], *, normalized: bool = False) -> list[str]:
+    """``texts`` without social-media markup, in NFKC form: each match of :data:`MARKUP`
+    replaced by a space; a text with no letter, digit or CJK character left is kept whole (else
+    all such texts would look identical). ``normalized``: the texts are already in NFKC form."""
+    from .normalize import decode_texts, encode_texts
+
     if not normalized:
         texts = [unicodedata.normalize("NFKC", t) for t in texts]
-    elif candidates is None:
-        from .normalize import encode_texts
-
-        candidates = markup_candidates(*encode_texts(texts))
-    out = list(texts)
-    rows = range(len(out)) if candidates is None else np.flatnonzero(candidates).tolist()
-    for k in rows:
-        stripped = MARKUP.sub(" ", out[k])
-        if _CONTENT.search(stripped):
-            out[k] = stripped
-    return out
+    return decode_texts(*strip_markup_encoded(*encode_texts(texts)))

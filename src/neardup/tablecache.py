@@ -117,7 +117,7 @@ def ship_all() -> list[Path]:
     global _shipping
     from importlib import import_module
 
-    from . import _normtable, readings
+    from . import _normtable, markup, readings
 
     normalize = import_module("neardup.normalize")  # the package exports a function of that name
 
@@ -129,6 +129,7 @@ def ship_all() -> list[Path]:
         _normtable.norm_table.__wrapped__()
         normalize._punctuation_table.__wrapped__(False)
         readings.sound_table.__wrapped__()
+        markup.character_classes.__wrapped__()
     finally:
         _shipping = False
     return sorted(SHIPPED.glob(f"table-*-unicode{version}.npz"))

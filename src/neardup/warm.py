@@ -30,6 +30,7 @@ from typing import Any
 RECORD = Path(__file__).with_name("data") / "kernel_signatures.json"
 MODULES = (
     "neardup._kernels",
+    "neardup._markupkernels",
     "neardup._pairkernels",
     "neardup._tokenkernels",
     "neardup.cluster",

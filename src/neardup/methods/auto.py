@@ -54,12 +54,11 @@ from ..copyrule import (
 )
 from ..errors import ConfigError
 from ..index.ngram import candidate_chunks
-from ..markup import markup_candidates, strip_markup
+from ..markup import strip_markup, strip_markup_encoded
 from ..memory import release_free_memory
 from ..nearmiss import NearMisses
 from ..normalize import (
     decode_texts,
-    encode_texts,
     filter_encoded,
     normalize_encoded,
     normalize_many,
@@ -83,7 +82,7 @@ from .prepared import (
 MATCH_KINDS = ("copy", "text")
 VERIFY_CHUNK = 100_000  # candidate pairs per verification chunk (memory: its tokens and verdicts)
 DOCS_CHUNK = 2_048  # texts per chunk when preparing them (threads share chunks)
-COMPARE_CHUNK = 65_536  # texts made comparable at a time (bounds the encoded arrays)
+COMPARE_CHUNK = 8_192  # texts made comparable at a time (threads share chunks)
 POSSIBLE_CHUNK = 4_000_000  # pairs that can pass held before they are verified (memory)
 # two full sketches (long texts) share at least this many keys, or the pair is not judged: at the
 # rule's least Jaccard (0.41: containment 0.7, coverage 0.5) a copy shares fewer with probability
@@ -267,16 +266,16 @@ class AutoMethod:
     # -- documents ------------------------------------------------------------------------
     def compared(self, texts: Sequence[str]) -> list[str]:
         """The texts as they are compared: normalised, markup stripped, variants folded,
-        punctuation removed (compiled table lookups around one regular-expression pass over the
-        texts that can hold markup), ``COMPARE_CHUNK`` texts at a time. One thread: most of this
-        step holds the interpreter lock (the markup regular expression, str slicing), so threads
-        made it slower (measured)."""
-        if len(texts) > COMPARE_CHUNK:  # the encoded arrays of a chunk at a time
-            out: list[str] = []
-            for lo, hi in chunk_ranges(len(texts), COMPARE_CHUNK):
-                out.extend(self._compared(texts[lo:hi]))
-            return out
-        return self._compared(texts)
+        punctuation removed, by compiled kernels that release the interpreter lock (texts
+        outside the compiled normalisation go through Python), ``COMPARE_CHUNK`` texts at a
+        time on ``workers`` threads."""
+        parts = map_ranges(
+            lambda lo, hi: self._compared(texts[lo:hi]),
+            len(texts),
+            size=COMPARE_CHUNK,
+            workers=self.workers,
+        )
+        return parts[0] if len(parts) == 1 else [t for part in parts for t in part]
 
     def _compared(self, texts: Sequence[str]) -> list[str]:
         cfg = self.config
@@ -284,11 +283,9 @@ class AutoMethod:
         if base.cjk_only or not base.casefold:  # options outside the compiled path
             return self._compared_exactly(texts)
         cps, offsets = normalize_encoded(texts, base)
-        out = decode_texts(cps, offsets)
         if cfg.strip_markup:
-            out = strip_markup(out, normalized=True, candidates=markup_candidates(cps, offsets))
-        del cps
-        cps, offsets = filter_encoded(*encode_texts(out), fold_traditional=cfg.fold_traditional)
+            cps, offsets = strip_markup_encoded(cps, offsets)
+        cps, offsets = filter_encoded(cps, offsets, fold_traditional=cfg.fold_traditional)
         out = decode_texts(cps, offsets)
         empty = np.flatnonzero(np.diff(offsets) == 0).tolist()
         if empty:
