@@ -293,7 +293,7 @@ _MARKUP_PIECES = ("http://t.cn/a", "https", "http", "//@u:", "//@", "回复@", "
                   "_", "#", "@", "文", "ok", "x" * 9, "y" * 31, "z" * 40, " ", "\n", "\t",
                   "\u3000", "\x1c", "\xa0", "#" + "z" * 40 + "#", "#" + "z" * 41 + "#",
                   "[" + "x" * 8 + "]", "[" + "x" * 9 + "]", "//@" + "y" * 30 + ":",
-                  "//@" + "y" * 31 + ":", "@" + "y" * 31)  # fmt: skip
+                  "//@" + "y" * 31 + ":", "@" + "y" * 31, "#a\nb#", "#a b#", "#a #")  # fmt: skip
 
 
 @settings(max_examples=1500, deadline=None)
@@ -305,12 +305,26 @@ def test_markup_kernel_is_the_pattern(pieces):
     kinds, colons of two widths)."""
     import re
 
-    from neardup.markup import MARKUP, strip_markup
+    from neardup._markupkernels import strip_markup_codepoints
+    from neardup.markup import MARKUP, character_classes
+    from neardup.normalize import decode_texts, encode_texts
 
     content = re.compile(r"[^\W_]")
     texts = ["".join(pieces), "文" + "".join(reversed(pieces)), ""]
     want = [s if content.search(s := MARKUP.sub(" ", t)) else t for t in texts]
-    assert strip_markup(texts, normalized=True) == want
+    got = strip_markup_codepoints(*encode_texts(texts), character_classes())
+    assert decode_texts(*got) == want
+
+
+def test_markup_is_stripped_alike_below_and_from_the_kernel_size(monkeypatch):
+    """Small inputs go through the pattern, large ones through the kernel: the same texts."""
+    from neardup import markup
+
+    texts = ["转发微博 #话题# 正文 http://t.cn/A6x9 @某人 [泪]", "[哈哈]", "plain text", "a\\nb"]
+    small = markup.strip_markup(texts, normalized=True)
+    monkeypatch.setattr(markup, "KERNEL_FROM", 0)
+    assert markup.strip_markup(texts, normalized=True) == small
+    assert small == ["    正文      ", "[哈哈]", "plain text", "a b"]
 
 
 def test_fold_traditional():

@@ -4,8 +4,9 @@ expression tries its alternatives, on code points, without the interpreter lock.
 
 ``classes`` is a per-code-point table of what Python's ``re`` calls a word character (bit
 ``WORD``) and whitespace (bit ``SPACE``), built by that ``re`` itself
-(:func:`neardup.markup.character_classes`; the bits are defined there), so ``\\w`` and ``\\s`` mean exactly what they mean
-in the pattern; bit ``START`` marks the characters a match can start with, the only ones tested. A property test holds the kernel to the pattern.
+(:func:`neardup.markup.character_classes`, where the bits are defined), so ``\\w`` and ``\\s``
+mean exactly what they mean in the pattern; bit ``START`` marks the characters a match can
+start with, the only ones tested. A property test holds the kernel to the pattern.
 """
 
 from __future__ import annotations
@@ -18,163 +19,20 @@ from .markup import SPACE, START, WORD
 _MENTION = 30  # @user: at most 30 characters
 _EMOJI_CODE = 8  # [code]: at most 8
 _TOPIC = 39  # #topic#: at most 39 characters after the first
-_REPOST = (0x8F6C, 0x53D1, 0x5FAE, 0x535A)  # 转发微博
-_REPOST_TRAD = (0x8F49, 0x767C, 0x5FAE, 0x535A)  # 轉發微博
-
-
-@numba.njit(cache=True, nogil=True)
-def _is(classes, c, bit):
-    return c < classes.shape[0] and (classes[c] & bit) != 0
-
-
-@numba.njit(cache=True, nogil=True)
-def _printable_ascii(c):
-    return 0x21 <= c <= 0x7E
-
-
-@numba.njit(cache=True, nogil=True)
-def _url(cps, i, end, classes):
-    """``https?(?:\\s?[:~]+\\s?/*|\\s?/+)[!-~]*`` at ``i``: the end of the match, or -1."""
-    if i + 4 > end or cps[i + 1] != 0x74 or cps[i + 2] != 0x74 or cps[i + 3] != 0x70:
-        return -1
-    k = i + 4
-    if k < end and cps[k] == 0x73:  # "s" (without it, "s" cannot start the rest)
-        k += 1
-    if k < end and _is(classes, cps[k], SPACE):
-        k += 1
-    if k >= end:
-        return -1
-    c = cps[k]
-    if c == 0x3A or c == 0x7E:  # [:~]+ then an optional space
-        while k < end and (cps[k] == 0x3A or cps[k] == 0x7E):
-            k += 1
-        if k < end and _is(classes, cps[k], SPACE):
-            k += 1
-    elif c != 0x2F:  # neither [:~] nor /
-        return -1
-    while k < end and _printable_ascii(cps[k]):
-        k += 1
-    return k
-
-
-@numba.njit(cache=True, nogil=True)
-def _user_then_colon(cps, k, end, classes):
-    """``[^:：\\s]{1,30}[:：]`` at ``k``: the end of the match, or -1."""
-    run = 0
-    while k + run < end and run <= _MENTION:
-        c = cps[k + run]
-        if c == 0x3A or c == 0xFF1A or _is(classes, c, SPACE):
-            break
-        run += 1
-    if run < 1 or run > _MENTION or k + run >= end:
-        return -1
-    c = cps[k + run]
-    return k + run + 1 if c == 0x3A or c == 0xFF1A else -1
-
-
-@numba.njit(cache=True, nogil=True)
-def _mention(cps, i, end, classes):
-    """``@[\\w\\-]{1,30}`` at ``i``."""
-    k = i + 1
-    while k < end and k - i - 1 < _MENTION and (cps[k] == 0x2D or _is(classes, cps[k], WORD)):
-        k += 1
-    return k if k > i + 1 else -1
-
-
-@numba.njit(cache=True, nogil=True)
-def _topic(cps, i, end, classes):
-    """``#[^#\\s](?:[^#\\n]{0,38}[^#\\s])?#`` at ``i``: the group holds no ``#``, so the
-    closing one is the first after the first character."""
-    first = i + 1
-    if first >= end or cps[first] == 0x23 or _is(classes, cps[first], SPACE):
-        return -1
-    h = first + 1
-    while h < end and h - first - 1 <= _TOPIC and cps[h] != 0x23:
-        if cps[h] == 0x0A:
-            return -1
-        h += 1
-    if h >= end or cps[h] != 0x23 or h - first - 1 > _TOPIC:
-        return -1
-    if h > first + 1 and _is(classes, cps[h - 1], SPACE):
-        return -1
-    return h + 1
-
-
-@numba.njit(cache=True, nogil=True)
-def _emoji_code(cps, i, end, classes):
-    """``\\[[^\\[\\]\\s]{1,8}\\]`` at ``i``."""
-    k = i + 1
-    while k < end and k - i - 1 <= _EMOJI_CODE:
-        c = cps[k]
-        if c == 0x5B or c == 0x5D or _is(classes, c, SPACE):
-            break
-        k += 1
-    run = k - i - 1
-    if run < 1 or run > _EMOJI_CODE or k >= end or cps[k] != 0x5D:
-        return -1
-    return k + 1
-
-
-@numba.njit(cache=True, nogil=True)
-def _word_at(cps, i, end, w0, w1, w2, w3):
-    if i + 4 > end:
-        return False
-    return cps[i] == w0 and cps[i + 1] == w1 and cps[i + 2] == w2 and cps[i + 3] == w3
-
-
-@numba.njit(cache=True, nogil=True)
-def _match(cps, i, end, classes):
-    """The end of the markup starting at ``i``, or -1 (each alternative of the pattern starts
-    with its own characters, so at most one can match)."""
-    c = cps[i]
-    if c == 0x68:  # h
-        return _url(cps, i, end, classes)
-    if c == 0x2F:  # //@user:
-        if i + 3 <= end and cps[i + 1] == 0x2F and cps[i + 2] == 0x40:
-            return _user_then_colon(cps, i + 3, end, classes)
-        return -1
-    if c == 0x56DE:  # 回复@user:
-        if i + 3 <= end and cps[i + 1] == 0x590D and cps[i + 2] == 0x40:
-            return _user_then_colon(cps, i + 3, end, classes)
-        return -1
-    if c == 0x40:
-        return _mention(cps, i, end, classes)
-    if c == 0x23:
-        return _topic(cps, i, end, classes)
-    if c == 0x5B:
-        return _emoji_code(cps, i, end, classes)
-    if c == 0x8F6C or c == 0x8F49:
-        r, t = _REPOST, _REPOST_TRAD
-        if _word_at(cps, i, end, r[0], r[1], r[2], r[3]) or _word_at(
-            cps, i, end, t[0], t[1], t[2], t[3]
-        ):
-            return i + 4
-        return -1
-    if c == 0x52 or c == 0x72:  # [Rr]epost
-        if (
-            i + 6 <= end
-            and _word_at(cps, i + 1, end, 0x65, 0x70, 0x6F, 0x73)
-            and cps[i + 5] == 0x74
-        ):
-            return i + 6
-        return -1
-    if 0x1F300 <= c <= 0x1FAFF or 0x2600 <= c <= 0x27BF or c == 0xFE0F:
-        return i + 1
-    if c == 0x5C:  # \\+[nrt]
-        k = i
-        while k < end and cps[k] == 0x5C:
-            k += 1
-        if k < end and (cps[k] == 0x6E or cps[k] == 0x72 or cps[k] == 0x74):
-            return k + 1
-    return -1
 
 
 @numba.njit(cache=True, nogil=True)
 def strip_markup_codepoints(cps, offsets, classes):
     """Each text of ``(cps, offsets)`` with every match of the markup pattern replaced by one
     space, left to right without overlap (``re.sub``); a text left without a word character
-    other than ``_`` is kept as it was. Returns the new code points and offsets."""
+    other than ``_`` is kept as it was. Returns the new code points and offsets.
+
+    One function, no helpers: numba compiles each function on its own, and nine small ones
+    took 2 s on a first run. Each alternative of the pattern starts with its own characters,
+    so at most one can match at a position; the branches below follow the pattern's order.
+    """
     n = offsets.shape[0] - 1
+    size = classes.shape[0]
     out = np.empty(cps.shape[0], np.uint32)  # a match is replaced by one character: no longer
     out_off = np.zeros(n + 1, np.int64)
     w = 0
@@ -184,11 +42,103 @@ def strip_markup_codepoints(cps, offsets, classes):
         content = False
         i = offsets[d]
         while i < end:
-            e = _match(cps, i, end, classes) if _is(classes, cps[i], START) else -1
+            c = cps[i]
+            bits = classes[c] if c < size else 0
+            e = -1  # the end of the markup starting at i
+            if bits & START == 0:
+                pass
+            elif c == 0x68:  # https?(?:\s?[:~]+\s?/*|\s?/+)[!-~]*
+                if (
+                    i + 4 <= end
+                    and cps[i + 1] == 0x74
+                    and cps[i + 2] == 0x74
+                    and cps[i + 3] == 0x70
+                ):
+                    k = i + 4
+                    if k < end and cps[k] == 0x73:  # "s" (without it, "s" cannot start the rest)
+                        k += 1
+                    if k < end and cps[k] < size and classes[cps[k]] & SPACE:
+                        k += 1
+                    if k < end and (cps[k] == 0x3A or cps[k] == 0x7E):
+                        while k < end and (cps[k] == 0x3A or cps[k] == 0x7E):
+                            k += 1
+                        if k < end and cps[k] < size and classes[cps[k]] & SPACE:
+                            k += 1
+                        e = k
+                    elif k < end and cps[k] == 0x2F:
+                        e = k
+                    while e >= 0 and e < end and 0x21 <= cps[e] <= 0x7E:
+                        e += 1
+            elif c == 0x2F or c == 0x56DE:  # //@ or 回复@, then [^:：\s]{1,30}[:：]
+                second = 0x2F if c == 0x2F else 0x590D
+                if i + 3 <= end and cps[i + 1] == second and cps[i + 2] == 0x40:
+                    k = i + 3
+                    while k < end and k - i - 3 <= _MENTION:
+                        x = cps[k]
+                        if x == 0x3A or x == 0xFF1A or (x < size and classes[x] & SPACE):
+                            break
+                        k += 1
+                    run = k - i - 3
+                    if 1 <= run <= _MENTION and k < end and (cps[k] == 0x3A or cps[k] == 0xFF1A):
+                        e = k + 1
+            elif c == 0x40:  # @[\w\-]{1,30}
+                k = i + 1
+                while k < end and k - i - 1 < _MENTION:
+                    x = cps[k]
+                    if x != 0x2D and not (x < size and classes[x] & WORD):
+                        break
+                    k += 1
+                if k > i + 1:
+                    e = k
+            elif c == 0x23:  # #[^#\s](?:[^#\n]{0,38}[^#\s])?#: the closing # is the first
+                f = i + 1
+                if f < end and cps[f] != 0x23 and not (cps[f] < size and classes[cps[f]] & SPACE):
+                    h = f + 1
+                    while h < end and h - f - 1 <= _TOPIC and cps[h] != 0x23 and cps[h] != 0x0A:
+                        h += 1
+                    if h < end and cps[h] == 0x23 and h - f - 1 <= _TOPIC:
+                        last = cps[h - 1]
+                        if h == f + 1 or not (last < size and classes[last] & SPACE):
+                            e = h + 1
+            elif c == 0x5B:  # \[[^\[\]\s]{1,8}\]
+                k = i + 1
+                while k < end and k - i - 1 <= _EMOJI_CODE:
+                    x = cps[k]
+                    if x == 0x5B or x == 0x5D or (x < size and classes[x] & SPACE):
+                        break
+                    k += 1
+                if 1 <= k - i - 1 <= _EMOJI_CODE and k < end and cps[k] == 0x5D:
+                    e = k + 1
+            elif c == 0x8F6C or c == 0x8F49:  # 转发微博 or 轉發微博
+                second = 0x53D1 if c == 0x8F6C else 0x767C
+                if (
+                    i + 4 <= end
+                    and cps[i + 1] == second
+                    and cps[i + 2] == 0x5FAE
+                    and cps[i + 3] == 0x535A
+                ):
+                    e = i + 4
+            elif c == 0x52 or c == 0x72:  # [Rr]epost
+                if (
+                    i + 6 <= end
+                    and cps[i + 1] == 0x65
+                    and cps[i + 2] == 0x70
+                    and cps[i + 3] == 0x6F
+                    and cps[i + 4] == 0x73
+                    and cps[i + 5] == 0x74
+                ):
+                    e = i + 6
+            elif c == 0x5C:  # \\+[nrt]
+                k = i
+                while k < end and cps[k] == 0x5C:
+                    k += 1
+                if k < end and (cps[k] == 0x6E or cps[k] == 0x72 or cps[k] == 0x74):
+                    e = k + 1
+            else:  # an emoji or pictograph, or U+FE0F
+                e = i + 1
             if e < 0:
-                c = cps[i]
                 out[w] = c
-                if c != 0x5F and _is(classes, c, WORD):
+                if c != 0x5F and bits & WORD:
                     content = True
                 i += 1
             else:

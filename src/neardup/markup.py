@@ -39,6 +39,7 @@ MARKUP = re.compile(
     r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]"  # emoji and pictographs
     r"|\\+[nrt]"  # line breaks and tabs a crawler wrote as escapes: \n, \r\n, \\n
 )
+_CONTENT = re.compile(r"[^\W_]")  # what a text needs to be stripped of its markup
 
 
 # what :func:`character_classes` holds per code point, as bits
@@ -82,16 +83,37 @@ def character_classes() -> np.ndarray:
     return cached_array("charclasses", classes_digest(), build_character_classes, usable=usable)
 
 
-def strip_markup_encoded(cps: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+KERNEL_FROM = 1 << 20  # code points from which the compiled kernel removes markup
+
+
+def strip_markup_encoded(
+    cps: np.ndarray, offsets: np.ndarray, *, compiled: bool | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`strip_markup` of texts as code points and offsets
-    (:func:`neardup.normalize.encode_texts`), by a compiled kernel that releases the interpreter
-    lock."""
+    (:func:`neardup.normalize.encode_texts`): by a compiled kernel that releases the interpreter
+    lock (``compiled``; default: from ``KERNEL_FROM`` code points on), else by the pattern
+    itself. The same result: compiling the kernel takes 1.3 s, which a run of a few hundred
+    texts (the README's first command) or a service's check of one text should not pay."""
+    from .normalize import decode_texts, encode_texts
+
+    if not (len(cps) >= KERNEL_FROM if compiled is None else compiled):
+        return encode_texts(_by_pattern(decode_texts(cps, offsets)))
     from ._markupkernels import strip_markup_codepoints
 
     return strip_markup_codepoints(
         np.ascontiguousarray(cps, np.uint32), np.ascontiguousarray(offsets, np.int64),
         character_classes(),
     )  # fmt: skip
+
+
+def _by_pattern(texts: Sequence[str]) -> list[str]:
+    """Each text with the matches of :data:`MARKUP` replaced by a space, unless nothing but
+    markup was in it."""
+    out = []
+    for text in texts:
+        stripped = MARKUP.sub(" ", text)
+        out.append(stripped if _CONTENT.search(stripped) else text)
+    return out
 
 
 def strip_markup(texts: Sequence[str], *, normalized: bool = False) -> list[str]:

@@ -54,7 +54,7 @@ from ..copyrule import (
 )
 from ..errors import ConfigError
 from ..index.ngram import candidate_chunks
-from ..markup import strip_markup, strip_markup_encoded
+from ..markup import KERNEL_FROM, strip_markup, strip_markup_encoded
 from ..memory import release_free_memory
 from ..nearmiss import NearMisses
 from ..normalize import (
@@ -269,22 +269,23 @@ class AutoMethod:
         punctuation removed, by compiled kernels that release the interpreter lock (texts
         outside the compiled normalisation go through Python), ``COMPARE_CHUNK`` texts at a
         time on ``workers`` threads."""
+        compiled = sum(map(len, texts)) >= KERNEL_FROM  # for the whole call, not per chunk
         parts = map_ranges(
-            lambda lo, hi: self._compared(texts[lo:hi]),
+            lambda lo, hi: self._compared(texts[lo:hi], compiled=compiled),
             len(texts),
             size=COMPARE_CHUNK,
             workers=self.workers,
         )
         return parts[0] if len(parts) == 1 else [t for part in parts for t in part]
 
-    def _compared(self, texts: Sequence[str]) -> list[str]:
+    def _compared(self, texts: Sequence[str], *, compiled: bool | None = None) -> list[str]:
         cfg = self.config
         base = replace(cfg.normalize, remove_punctuation=False)
         if base.cjk_only or not base.casefold:  # options outside the compiled path
             return self._compared_exactly(texts)
         cps, offsets = normalize_encoded(texts, base)
         if cfg.strip_markup:
-            cps, offsets = strip_markup_encoded(cps, offsets)
+            cps, offsets = strip_markup_encoded(cps, offsets, compiled=compiled)
         cps, offsets = filter_encoded(cps, offsets, fold_traditional=cfg.fold_traditional)
         out = decode_texts(cps, offsets)
         empty = np.flatnonzero(np.diff(offsets) == 0).tolist()
