@@ -316,17 +316,6 @@ def test_markup_kernel_is_the_pattern(pieces):
     assert decode_texts(*got) == want
 
 
-def test_markup_is_stripped_alike_below_and_from_the_kernel_size(monkeypatch):
-    """Small inputs go through the pattern, large ones through the kernel: the same texts."""
-    from neardup import markup
-
-    texts = ["转发微博 #话题# 正文 http://t.cn/A6x9 @某人 [泪]", "[哈哈]", "plain text", "a\\nb"]
-    small = markup.strip_markup(texts, normalized=True)
-    monkeypatch.setattr(markup, "KERNEL_FROM", 0)
-    assert markup.strip_markup(texts, normalized=True) == small
-    assert small == ["    正文      ", "[哈哈]", "plain text", "a b"]
-
-
 def test_fold_traditional():
     from neardup.variants import fold_traditional
 

@@ -19,6 +19,7 @@ CACHED = (
 
 def _python(code: str, cache=None) -> str:
     env = {**os.environ, **({"NUMBA_CACHE_DIR": str(cache)} if cache else {})}
+    env.pop("NEARDUP_COMPILED_FROM", None)  # what a run compiles by default
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )

@@ -83,20 +83,15 @@ def character_classes() -> np.ndarray:
     return cached_array("charclasses", classes_digest(), build_character_classes, usable=usable)
 
 
-KERNEL_FROM = 1 << 20  # code points from which the compiled kernel removes markup
-
-
-def strip_markup_encoded(
-    cps: np.ndarray, offsets: np.ndarray, *, compiled: bool | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def strip_markup_encoded(cps: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`strip_markup` of texts as code points and offsets
     (:func:`neardup.normalize.encode_texts`): by a compiled kernel that releases the interpreter
-    lock (``compiled``; default: from ``KERNEL_FROM`` code points on), else by the pattern
-    itself. The same result: compiling the kernel takes 1.3 s, which a run of a few hundred
-    texts (the README's first command) or a service's check of one text should not pay."""
+    lock, or in a small run (:func:`neardup.compiling.small_run`) by the pattern itself — the
+    same result."""
+    from .compiling import small_run
     from .normalize import decode_texts, encode_texts
 
-    if not (len(cps) >= KERNEL_FROM if compiled is None else compiled):
+    if small_run():
         return encode_texts(_by_pattern(decode_texts(cps, offsets)))
     from ._markupkernels import strip_markup_codepoints
 

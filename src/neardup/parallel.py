@@ -13,6 +13,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 from typing import TypeVar
 
 from .errors import ConfigError
@@ -81,7 +82,7 @@ def iter_ranges(
     with ThreadPoolExecutor(min(workers, len(ranges)), thread_name_prefix="neardup") as pool:
         ahead: deque[Future[T]] = deque()
         for lo, hi in ranges:
-            ahead.append(pool.submit(function, lo, hi))
+            ahead.append(pool.submit(copy_context().run, function, lo, hi))  # the run's context
             if len(ahead) >= 2 * workers:
                 yield ahead.popleft().result()
         while ahead:

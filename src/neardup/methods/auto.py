@@ -43,6 +43,7 @@ import numpy as np
 
 from .. import _kernels, _pairkernels
 from ..arrays import concat, drain, join_offsets, unique_sorted
+from ..compiling import run_of, small_run
 from ..config import NormalizeConfig
 from ..copyrule import (
     Boilerplate,
@@ -54,7 +55,7 @@ from ..copyrule import (
 )
 from ..errors import ConfigError
 from ..index.ngram import candidate_chunks
-from ..markup import KERNEL_FROM, strip_markup, strip_markup_encoded
+from ..markup import strip_markup, strip_markup_encoded
 from ..memory import release_free_memory
 from ..nearmiss import NearMisses
 from ..normalize import (
@@ -269,23 +270,23 @@ class AutoMethod:
         punctuation removed, by compiled kernels that release the interpreter lock (texts
         outside the compiled normalisation go through Python), ``COMPARE_CHUNK`` texts at a
         time on ``workers`` threads."""
-        compiled = sum(map(len, texts)) >= KERNEL_FROM  # for the whole call, not per chunk
-        parts = map_ranges(
-            lambda lo, hi: self._compared(texts[lo:hi], compiled=compiled),
-            len(texts),
-            size=COMPARE_CHUNK,
-            workers=self.workers,
-        )
+        with run_of(sum(map(len, texts))):  # the whole call, not a chunk, is the run
+            parts = map_ranges(
+                lambda lo, hi: self._compared(texts[lo:hi]),
+                len(texts),
+                size=COMPARE_CHUNK,
+                workers=self.workers,
+            )
         return parts[0] if len(parts) == 1 else [t for part in parts for t in part]
 
-    def _compared(self, texts: Sequence[str], *, compiled: bool | None = None) -> list[str]:
+    def _compared(self, texts: Sequence[str]) -> list[str]:
         cfg = self.config
         base = replace(cfg.normalize, remove_punctuation=False)
-        if base.cjk_only or not base.casefold:  # options outside the compiled path
-            return self._compared_exactly(texts)
+        if base.cjk_only or not base.casefold or small_run():  # options outside the compiled
+            return self._compared_exactly(texts)  # path, or too few texts to compile it
         cps, offsets = normalize_encoded(texts, base)
         if cfg.strip_markup:
-            cps, offsets = strip_markup_encoded(cps, offsets, compiled=compiled)
+            cps, offsets = strip_markup_encoded(cps, offsets)
         cps, offsets = filter_encoded(cps, offsets, fold_traditional=cfg.fold_traditional)
         out = decode_texts(cps, offsets)
         empty = np.flatnonzero(np.diff(offsets) == 0).tolist()
@@ -551,7 +552,12 @@ class AutoMethod:
     def find_pairs(self, texts: Sequence[str], *, compared: bool = False) -> PairSet:
         """Pairs of copies among ``texts``; with ``compared``, ``texts`` are already the
         :meth:`compared` texts (a batch that compares them as it reads holds no raw text), and
-        a list of them is taken over: emptied once the exact copies are grouped (memory)."""
+        a list of them is taken over: emptied once the exact copies are grouped (memory). A
+        small batch takes the twins of some kernels (:mod:`neardup.compiling`)."""
+        with run_of(sum(map(len, texts))):
+            return self._find_pairs(texts, compared=compared)
+
+    def _find_pairs(self, texts: Sequence[str], *, compared: bool) -> PairSet:
         if compared and self.config.partial:
             raise ConfigError("partial=true needs the texts as written, not the compared ones")
         clock = _Clock()

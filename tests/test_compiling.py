@@ -1,0 +1,104 @@
+"""Small runs take the exact twins of some kernels (nothing to compile for a few hundred texts):
+the same clusters, pairs and similarities as the kernels give, on real and generated text."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+
+from neardup import compiling
+from neardup.dedup import dedup_with
+from neardup.errors import ConfigError
+from neardup.methods import create
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample_zh.jsonl"
+
+
+def _sample() -> list[str]:
+    return [orjson.loads(line)["text"] for line in SAMPLE.read_bytes().splitlines()]
+
+
+def _generated() -> list[str]:
+    """Reposts with markup, escaped line breaks, numerals, weekdays, English with month names
+    and codes: what each twin handles."""
+    base = [
+        "国务院常务会议部署稳外贸稳外资措施，会议指出今年前三季度进出口增长3.5%",
+        "The board meets on Monday, Oct 5, to vote on the A320 order of twelve aircraft.",
+        "仁爱版英语七年级下U7T1选择题及答案解析（共二十题）",
+        "本周五下午两点在三号会议室召开第十二次全体会议，请各部门负责人准时参加",
+        "Ｆｕｌｌ－ｗｉｄｔｈ ＡＢＣ１２３ and ß, İstanbul, café: the texts Python normalises",
+    ]
+    out = []
+    for k, text in enumerate(base):
+        out += [
+            text,
+            f"转发微博 //@用户{k}: {text} http://t.cn/A6x{k} [哈哈]",
+            text.replace("三", "四").replace("Monday", "Friday").replace("U7T1", "U7T3"),
+            text[: len(text) * 2 // 3] + "\\n" + "#话题# @某人",
+            "回复@某人: " + text + "……",
+        ]
+    return out
+
+
+def _run(texts: list[str], monkeypatch, bound: str):
+    monkeypatch.setenv("NEARDUP_COMPILED_FROM", bound)
+    return dedup_with(create("auto"), texts, workers=2)
+
+
+@pytest.mark.parametrize("corpus", ["sample", "generated"])
+def test_twins_decide_as_the_kernels(monkeypatch, corpus):
+    texts = _sample() if corpus == "sample" else _generated()
+    twins = _run(texts, monkeypatch, str(1 << 62))
+    kernels = _run(texts, monkeypatch, "0")
+    assert len(kernels.pairs) > 0
+    assert np.array_equal(twins.clusters.representative, kernels.clusters.representative)
+    assert np.array_equal(twins.pairs.left, kernels.pairs.left)
+    assert np.array_equal(twins.pairs.right, kernels.pairs.right)
+    assert np.array_equal(
+        twins.similarity_to_representative, kernels.similarity_to_representative, equal_nan=True
+    )
+
+
+def test_twins_decide_as_the_kernels_on_real_posts(monkeypatch, shared_data):
+    with gzip.open(shared_data / "weibo_ced_zh" / "corpus.jsonl.gz") as f:
+        texts = [orjson.loads(line)["text"] for line in itertools.islice(f, 5000)]
+    twins = _run(texts, monkeypatch, str(1 << 62))
+    kernels = _run(texts, monkeypatch, "0")
+    assert np.array_equal(twins.clusters.representative, kernels.clusters.representative)
+    assert np.array_equal(twins.pairs.left, kernels.pairs.left)
+
+
+def test_a_small_run_calls_no_twinned_kernel(monkeypatch):
+    """Under the default bound the sample's run calls none of the kernels with a twin; from
+    the bound on it does."""
+    from neardup import _kernels, _markupkernels, _tokenkernels
+
+    called: list[str] = []
+    for module, name in (
+        (_tokenkernels, "alignment_tokens"),
+        (_tokenkernels, "one_replaced"),
+        (_tokenkernels, "numbers_differ"),
+        (_kernels, "normalize_codepoints"),
+        (_markupkernels, "strip_markup_codepoints"),
+    ):
+        kernel = getattr(module, name)
+        monkeypatch.setattr(
+            module, name, lambda *a, _k=kernel, _n=name: called.append(_n) or _k(*a)
+        )
+    monkeypatch.delenv("NEARDUP_COMPILED_FROM")
+    dedup_with(create("auto"), _sample(), workers=1)
+    assert called == []
+    monkeypatch.setenv("NEARDUP_COMPILED_FROM", "0")
+    dedup_with(create("auto"), _sample(), workers=1)
+    assert {"alignment_tokens", "normalize_codepoints"} <= set(called)
+
+
+def test_a_bad_bound_is_refused(monkeypatch):
+    monkeypatch.setenv("NEARDUP_COMPILED_FROM", "many")
+    with pytest.raises(ConfigError, match="NEARDUP_COMPILED_FROM='many'"):
+        compiling.compiled_from()
