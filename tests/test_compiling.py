@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup import compiling
 from neardup.dedup import dedup_with
@@ -84,6 +86,10 @@ def test_a_small_run_calls_no_twinned_kernel(monkeypatch):
         (_tokenkernels, "one_replaced"),
         (_tokenkernels, "numbers_differ"),
         (_kernels, "normalize_codepoints"),
+        (_kernels, "_sort_per_doc"),
+        (_kernels, "_drop_repeats"),
+        (_kernels, "_kept_where_absent"),
+        (_tokenkernels, "_token_counts"),
         (_markupkernels, "strip_markup_codepoints"),
     ):
         kernel = getattr(module, name)
@@ -95,10 +101,61 @@ def test_a_small_run_calls_no_twinned_kernel(monkeypatch):
     assert called == []
     monkeypatch.setenv("NEARDUP_COMPILED_FROM", "0")
     dedup_with(create("auto"), _sample(), workers=1)
-    assert {"alignment_tokens", "normalize_codepoints"} <= set(called)
+    assert {"alignment_tokens", "normalize_codepoints", "_sort_per_doc", "_token_counts"} <= set(
+        called
+    )
 
 
 def test_a_bad_bound_is_refused(monkeypatch):
     monkeypatch.setenv("NEARDUP_COMPILED_FROM", "many")
     with pytest.raises(ConfigError, match="NEARDUP_COMPILED_FROM='many'"):
         compiling.compiled_from()
+
+
+documents = st.lists(
+    st.lists(st.integers(0, 40), max_size=12), min_size=1, max_size=8
+)  # small values: repeats within and across documents
+
+
+def _flat(docs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(len(docs) + 1, np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    values = np.array([v * 0x9E3779B97F4A7C15 % (1 << 64) for d in docs for v in d], np.uint64)
+    return values, offsets
+
+
+@settings(max_examples=200, deadline=None)
+@given(documents, st.lists(st.integers(0, 40), max_size=10))
+def test_numpy_twins_are_the_kernels(docs, members):
+    """Each NumPy twin against its kernel on random documents (empty ones included)."""
+    from neardup import _kernels, twins
+
+    values, offsets = _flat(docs)
+    ordered = _kernels._sort_per_doc(values, offsets)
+    assert np.array_equal(twins.sort_per_doc(values, offsets), ordered)
+    want = _kernels._drop_repeats(ordered.copy(), offsets)
+    got = twins.drop_repeats(ordered.copy(), offsets)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+    common = np.unique(_flat([members])[0])
+    want = _kernels._kept_where_absent(ordered, ordered, offsets, common)
+    got = twins.kept_where_absent(ordered, ordered, offsets, common)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.text(
+            alphabet=list("ab 中文們，!\U00020000\U0002fa1f\U0002fa20\uf900\u4dbf\u4dc0"),
+            max_size=12,
+        ),
+        max_size=8,
+    )
+)
+def test_token_count_twin_is_the_kernel(texts):
+    from neardup import _tokenkernels, twins
+    from neardup.normalize import encode_texts
+
+    cps, offsets = encode_texts(texts)
+    want = _tokenkernels._token_counts(cps, offsets)
+    assert np.array_equal(twins.token_counts(cps, offsets), want)

@@ -98,8 +98,8 @@ def test_kernels_of_one_group_share_a_process():
         ["a", "d"],
         ["b", "c"],
     ]
-    groups = {k["name"]: k["group"] for k in warm._recorded()["auto"]}
-    assert groups["sort_per_doc"] == "sort"  # the one kernel calling _sort_hashes
+    groups = {k["name"]: k["group"] for run in warm._recorded().values() for k in run}
+    assert groups["_sort_per_doc"] == "sort"  # the one kernel calling _sort_hashes
     assert groups["_drop_repeats"] == ""  # unique_per_doc: the sort, then this kernel
     assert groups["pair_shapes"] == ""
 

@@ -17,6 +17,9 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
+from . import twins
+from .compiling import small_run
+
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
@@ -483,6 +486,8 @@ def unique_per_doc(hashes, offsets):
     a kernel that called :func:`_sort_hashes` itself would compile it a second time (about half
     a second on a first run, where every kernel compiles)."""
     ordered = sort_per_doc(np.asarray(hashes, np.uint64), offsets)
+    if small_run():
+        return twins.drop_repeats(ordered, offsets)
     return _drop_repeats(ordered, offsets)
 
 
@@ -504,8 +509,16 @@ def _drop_repeats(values, offsets):
     return values[:w], out_off
 
 
-@numba.njit(cache=True, nogil=True)
 def kept_where_absent(keys, values, offsets, members):
+    """Per document of ``(values, offsets)``, the values whose ``keys`` are not in ``members``
+    (:func:`_kept_where_absent`; a small run, :mod:`neardup.compiling`: its NumPy twin)."""
+    if small_run():
+        return twins.kept_where_absent(keys, values, offsets, members)
+    return _kept_where_absent(keys, values, offsets, members)
+
+
+@numba.njit(cache=True, nogil=True)
+def _kept_where_absent(keys, values, offsets, members):
     """Per document of ``(values, offsets)``, the values whose ``keys`` (the same positions)
     are not in ``members`` (hash values, looked up in an open-addressing table); returns
     ``(values, offsets)``. With ``keys`` the values themselves: each set without the members
@@ -544,8 +557,16 @@ def kept_where_absent(keys, values, offsets, members):
     return out[:w], out_off
 
 
-@numba.njit(cache=True, nogil=True)
 def sort_per_doc(values, offsets):
+    """Each document's values (64-bit hashes) sorted, repeats kept (:func:`_sort_per_doc`; a
+    small run, :mod:`neardup.compiling`: its NumPy twin)."""
+    if small_run():
+        return twins.sort_per_doc(values, offsets)
+    return _sort_per_doc(values, offsets)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sort_per_doc(values, offsets):
     """Each document's values (64-bit hashes) sorted, repeats kept (:func:`_sort_hashes`)."""
     out = np.empty_like(values)
     longest = 1

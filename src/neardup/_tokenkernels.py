@@ -8,7 +8,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from . import twins
 from ._kernels import FNV_OFFSET, _fnv_step, fmix64
+from .compiling import small_run
 
 
 @numba.njit(cache=True, nogil=True)
@@ -21,8 +23,16 @@ def _is_cjk(c):
     )
 
 
-@numba.njit(cache=True, nogil=True)
 def token_counts(cps, offsets):
+    """Alignment tokens per compared text (:func:`_token_counts`; a small run,
+    :mod:`neardup.compiling`: its NumPy twin)."""
+    if small_run():
+        return twins.token_counts(cps, offsets)
+    return _token_counts(cps, offsets)
+
+
+@numba.njit(cache=True, nogil=True)
+def _token_counts(cps, offsets):
     """Alignment tokens per compared text: CJK characters, plus runs of other non-space
     characters (the count :func:`neardup.copyrule.tokenize` gives on punctuation-free text)."""
     ndocs = offsets.shape[0] - 1

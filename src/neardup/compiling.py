@@ -1,9 +1,11 @@
 """Whether a run is large enough to repay compiling the kernels that have an exact twin.
 
 numba compiles a kernel on its first call and caches it on disk. Some steps have a twin in
-Python that gives the same result — it is the oracle of the kernel's tests: the copy rule's
+Python or NumPy that gives the same result — the oracle of the kernel's tests: the copy rule's
 tokenizer (1.4 s to compile), the compared text's table walks (0.4 s), the markup kernel (1.3 s),
-the one-replaced-token test (0.4 s) and the test of numbers that differ unaligned (0.2 s). A
+the one-replaced-token test (0.4 s), the test of numbers that differ unaligned (0.2 s), and
+(:mod:`neardup.twins`) the per-text sort (0.6 s), the common-gram filter (0.4 s) and the token
+count (0.3 s). A
 run of a few hundred texts — the README's first command, a service's check of one text — is
 done before those would be compiled, so a run under ``COMPILED_FROM`` code points takes the
 twins (:func:`small_run`), and a larger one the kernels. The result is the same either way;

@@ -1,0 +1,59 @@
+"""NumPy twins of kernels whose result is simple to state: the same arrays, for runs too small
+to repay compiling the kernel (:mod:`neardup.compiling`), and the kernels' test oracles."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _doc_of(offsets: np.ndarray) -> np.ndarray:
+    """The document of each position of a flat array cut by ``offsets``."""
+    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+
+
+def _offsets_of(doc: np.ndarray, documents: int) -> np.ndarray:
+    """Offsets of a flat array whose positions belong to ``doc`` (non-decreasing)."""
+    out = np.zeros(documents + 1, np.int64)
+    np.cumsum(np.bincount(doc, minlength=documents), out=out[1:])
+    return out
+
+
+def sort_per_doc(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each document's values sorted, repeats kept."""
+    return values[np.lexsort((values, _doc_of(offsets)))]
+
+
+def drop_repeats(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each document's sorted values without repeats, and the new offsets."""
+    doc = _doc_of(offsets)
+    keep = np.ones(len(values), np.bool_)
+    keep[1:] = (values[1:] != values[:-1]) | (doc[1:] != doc[:-1])
+    return values[keep], _offsets_of(doc[keep], len(offsets) - 1)
+
+
+def kept_where_absent(
+    keys: np.ndarray, values: np.ndarray, offsets: np.ndarray, members: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per document, the values whose keys are not in ``members``, and the new offsets."""
+    keep = ~np.isin(keys, members)
+    return values[keep], _offsets_of(_doc_of(offsets)[keep], len(offsets) - 1)
+
+
+def _cjk(cps: np.ndarray) -> np.ndarray:
+    return (
+        ((cps >= 0x3400) & (cps <= 0x4DBF))
+        | ((cps >= 0x4E00) & (cps <= 0x9FFF))
+        | ((cps >= 0xF900) & (cps <= 0xFAFF))
+        | ((cps >= 0x20000) & (cps <= 0x2FA1F))
+    )
+
+
+def token_counts(cps: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Tokens per compared text: CJK characters, plus runs of other non-space characters."""
+    cjk = _cjk(cps)
+    other = ~cjk & (cps != 32)
+    follows = np.zeros(len(cps), np.bool_)  # an other character right after one in its text
+    follows[1:] = other[:-1]
+    follows[offsets[:-1][np.diff(offsets) > 0]] = False
+    starts = cjk | (other & ~follows)
+    return np.bincount(_doc_of(offsets)[starts], minlength=len(offsets) - 1).astype(np.int64)
