@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 # the kernels in every run, however small (test_compiling.py tests their twins against them)
-os.environ.setdefault("NEARDUP_COMPILED_FROM", "0")
+os.environ["NEARDUP_COMPILED_FROM"] = "0"
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -17,21 +17,25 @@ CACHED = (
 )
 
 
-def _python(code: str, cache=None) -> str:
+def _python(code: str, cache=None, *, large: bool = False) -> str:
     env = {**os.environ, **({"NUMBA_CACHE_DIR": str(cache)} if cache else {})}
     env.pop("NEARDUP_COMPILED_FROM", None)  # what a run compiles by default
+    if large:
+        env["NEARDUP_COMPILED_FROM"] = "0"  # a large run: every kernel
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     return (done.stdout.strip().splitlines() or [""])[-1]
 
 
+@pytest.mark.parametrize("large", [False, True])
 @pytest.mark.parametrize("method", ["auto", "simhash"])
-def test_record_is_what_a_run_compiles(method):
-    """A run's kernels and signatures, measured in a fresh process, are the recorded ones."""
-    found = json.loads(_python(RECORD_ONE.format(method=method)))
+def test_record_is_what_a_run_compiles(method, large):
+    """A run's kernels and signatures, measured in a fresh process, are the recorded ones: a
+    small run's, and a large one's (``<method>:large``)."""
+    found = json.loads(_python(RECORD_ONE.format(method=method), large=large))
     key = lambda k: (k["module"], k["name"], tuple(k["args"]))  # noqa: E731
-    recorded = warm._recorded()[method]
+    recorded = warm._recorded()[method + (warm.LARGE if large else "")]
     assert sorted(map(key, found)) == sorted(map(key, recorded)), (
         "kernel signatures changed: run `python -m neardup.warm --record`"
     )
@@ -98,7 +102,7 @@ def test_kernels_of_one_group_share_a_process():
         ["a", "d"],
         ["b", "c"],
     ]
-    groups = {k["name"]: k["group"] for run in warm._recorded().values() for k in run}
+    groups = {k["name"]: k["group"] for k in warm._recorded()["auto" + warm.LARGE]}
     assert groups["_sort_per_doc"] == "sort"  # the one kernel calling _sort_hashes
     assert groups["_drop_repeats"] == ""  # unique_per_doc: the sort, then this kernel
     assert groups["pair_shapes"] == ""

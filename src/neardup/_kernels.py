@@ -18,7 +18,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from . import twins
-from .compiling import small_run
+from .compiling import small
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
@@ -486,7 +486,7 @@ def unique_per_doc(hashes, offsets):
     a kernel that called :func:`_sort_hashes` itself would compile it a second time (about half
     a second on a first run, where every kernel compiles)."""
     ordered = sort_per_doc(np.asarray(hashes, np.uint64), offsets)
-    if small_run():
+    if small(len(ordered)):
         return twins.drop_repeats(ordered, offsets)
     return _drop_repeats(ordered, offsets)
 
@@ -512,7 +512,7 @@ def _drop_repeats(values, offsets):
 def kept_where_absent(keys, values, offsets, members):
     """Per document of ``(values, offsets)``, the values whose ``keys`` are not in ``members``
     (:func:`_kept_where_absent`; a small run, :mod:`neardup.compiling`: its NumPy twin)."""
-    if small_run():
+    if small(len(values)):
         return twins.kept_where_absent(keys, values, offsets, members)
     return _kept_where_absent(keys, values, offsets, members)
 
@@ -560,7 +560,7 @@ def _kept_where_absent(keys, values, offsets, members):
 def sort_per_doc(values, offsets):
     """Each document's values (64-bit hashes) sorted, repeats kept (:func:`_sort_per_doc`; a
     small run, :mod:`neardup.compiling`: its NumPy twin)."""
-    if small_run():
+    if small(len(values)):
         return twins.sort_per_doc(values, offsets)
     return _sort_per_doc(values, offsets)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import twins
 from ._kernels import FNV_OFFSET, _fnv_step, fmix64
-from .compiling import small_run
+from .compiling import small
 
 
 @numba.njit(cache=True, nogil=True)
@@ -26,7 +26,7 @@ def _is_cjk(c):
 def token_counts(cps, offsets):
     """Alignment tokens per compared text (:func:`_token_counts`; a small run,
     :mod:`neardup.compiling`: its NumPy twin)."""
-    if small_run():
+    if small(len(cps)):
         return twins.token_counts(cps, offsets)
     return _token_counts(cps, offsets)
 

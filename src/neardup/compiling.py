@@ -1,16 +1,19 @@
-"""Whether a run is large enough to repay compiling the kernels that have an exact twin.
+"""Whether work is large enough to repay compiling the kernels that have an exact twin.
 
 numba compiles a kernel on its first call and caches it on disk. Some steps have a twin in
 Python or NumPy that gives the same result — the oracle of the kernel's tests: the copy rule's
 tokenizer (1.4 s to compile), the compared text's table walks (0.4 s), the markup kernel (1.3 s),
-the one-replaced-token test (0.4 s), the test of numbers that differ unaligned (0.2 s), and
-(:mod:`neardup.twins`) the per-text sort (0.6 s), the common-gram filter (0.4 s) and the token
-count (0.3 s). A
-run of a few hundred texts — the README's first command, a service's check of one text — is
-done before those would be compiled, so a run under ``COMPILED_FROM`` code points takes the
-twins (:func:`small_run`), and a larger one the kernels. The result is the same either way;
-only the time differs. Outside a run (a library call, a service's verification) the kernels
-are used. ``NEARDUP_COMPILED_FROM`` sets the bound (0: always the kernels; the test suite
+and (:mod:`neardup.twins`) the per-text sort (0.6 s), the common-gram filter (0.4 s) and the
+token count (0.3 s). A run of a few hundred texts — the README's first command, a service's
+check of one text — is done before those would be compiled, so it takes the twins, and a larger
+run the kernels. The result is the same either way; only the time differs.
+
+A batch declares its size (:func:`run_of`: code points and texts; threads of
+:mod:`neardup.parallel` see it); outside one, each call is judged by its own size
+(:func:`small`). The value test's compiled shortcuts (the one-replaced-token and
+unaligned-numbers tests, 0.6 s to compile) save time per pair, so they are skipped only for
+fewer than ``PAIRS_FROM`` pairs of a small run or a call outside a batch (:func:`few_pairs`).
+``NEARDUP_COMPILED_FROM`` sets the code-point bound (0: always the kernels; the test suite
 sets it so, and tests the twins against the kernels on their own).
 """
 
@@ -23,24 +26,39 @@ from contextvars import ContextVar
 
 from .errors import ConfigError
 
-COMPILED_FROM = 1 << 20  # code points of a run from which the kernels are compiled and used
-_small: ContextVar[bool] = ContextVar("neardup_small_run", default=False)
+COMPILED_FROM = 1 << 20  # code points from which the kernels are compiled and used
+TEXTS_FROM = 20_000  # texts from which they are, however short (the Python steps cost per text)
+PAIRS_FROM = 500  # pairs from which the value test's compiled shortcuts are
+_small: ContextVar[bool | None] = ContextVar("neardup_small_run", default=None)
+
+
+def is_small(code_points: int, texts: int = 0) -> bool:
+    """Whether work of ``code_points`` in ``texts`` texts is too small to compile for."""
+    bound = compiled_from()
+    return bound > 0 and code_points < bound and texts < TEXTS_FROM
 
 
 @contextmanager
-def run_of(code_points: int) -> Iterator[None]:
-    """Within it, a run of ``code_points``: :func:`small_run` says whether the twins are used
-    (threads of :mod:`neardup.parallel` see it too)."""
-    token = _small.set(code_points < compiled_from())
+def run_of(code_points: int, texts: int = 0) -> Iterator[None]:
+    """Within it, a batch of ``code_points`` in ``texts`` texts, which :func:`small` answers
+    for (threads of :mod:`neardup.parallel` see it too)."""
+    token = _small.set(is_small(code_points, texts))
     try:
         yield
     finally:
         _small.reset(token)
 
 
-def small_run() -> bool:
-    """Whether the current run is too small to compile the kernels that have a twin."""
-    return _small.get()
+def small(code_points: int) -> bool:
+    """Whether to take the twins: the batch's answer within :func:`run_of`, else this call's
+    (``code_points``, or values, of its input)."""
+    declared = _small.get()
+    return is_small(code_points) if declared is None else declared
+
+
+def few_pairs(pairs: int) -> bool:
+    """Whether to decide ``pairs`` without the value test's compiled shortcuts."""
+    return pairs < PAIRS_FROM and _small.get() is not False and compiled_from() > 0
 
 
 def compiled_from() -> int:

@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from .compiling import small_run
+from .compiling import few_pairs, small
 from .errors import ConfigError
 from .readings import heard_codes, misheard
 
@@ -292,7 +292,8 @@ def token_codes(
     from .normalize import encode_texts, splice_documents
     from .simhash import hash_features
 
-    if small_run():  # every text by the Python tokenizer, the compiled one's oracle
+    size = len(encoded[0]) if encoded is not None else sum(map(len, texts))
+    if small(size):  # every text by the Python tokenizer, the compiled one's oracle
         codes = np.zeros(0, np.uint64)
         offsets = np.zeros(len(texts) + 1, np.int64)
         flags = np.zeros(0, np.uint8)
@@ -1505,7 +1506,7 @@ def _value_verdicts(
     ok = np.zeros(n, np.bool_)
     ok[shaped[within[shaped]]] = True
     rest = shaped[~within[shaped]]
-    compiled = tokens is not None and not small_run()  # else the alignment decides them all
+    compiled = tokens is not None and not few_pairs(len(rest))  # else the alignment decides
     if compiled and len(rest):
         from ._tokenkernels import one_replaced
 

@@ -86,13 +86,13 @@ def character_classes() -> np.ndarray:
 def strip_markup_encoded(cps: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`strip_markup` of texts as code points and offsets
     (:func:`neardup.normalize.encode_texts`): by a compiled kernel that releases the interpreter
-    lock, or in a small run (:func:`neardup.compiling.small_run`) by the pattern itself — the
-    same result."""
-    from .compiling import small_run
+    lock, or for small work (:func:`neardup.compiling.small`) by the pattern itself — the same
+    result."""
+    from .compiling import small
     from .normalize import decode_texts, encode_texts
 
-    if small_run():
-        return encode_texts(_by_pattern(decode_texts(cps, offsets)))
+    if small(len(cps)):
+        return encode_texts(strip_markup_by_pattern(decode_texts(cps, offsets)))
     from ._markupkernels import strip_markup_codepoints
 
     return strip_markup_codepoints(
@@ -101,9 +101,10 @@ def strip_markup_encoded(cps: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarr
     )  # fmt: skip
 
 
-def _by_pattern(texts: Sequence[str]) -> list[str]:
+def strip_markup_by_pattern(texts: Sequence[str]) -> list[str]:
     """Each text with the matches of :data:`MARKUP` replaced by a space, unless nothing but
-    markup was in it."""
+    markup was in it (:func:`strip_markup` by the regular expression, always; the kernel's
+    oracle)."""
     out = []
     for text in texts:
         stripped = MARKUP.sub(" ", text)

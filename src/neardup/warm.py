@@ -40,16 +40,20 @@ CHILD_START = 0.8  # seconds a new interpreter spends importing numpy and numba 
 FORK_START = 0.3  # the head start of a forked child that finished first, measured (auto, 2 cores)
 _warmed: set[str] = set()
 _RECORD_ONE = "import json, neardup.warm as w; print(json.dumps(w.record_run({method!r})))"
+LARGE = ":large"  # the record of a large run (every kernel; a small run takes some twins)
 
 
-def warm(method: str, *, workers: int) -> None:
+def warm(method: str, *, workers: int, large: bool = False) -> None:
     """Compile the kernels of a ``method`` run that are not cached yet, on ``workers`` cores
-    (once per process and method; nothing on one worker — the run compiles them as it goes)."""
-    if workers < 2 or method in _warmed:
+    (once per process and method; nothing on one worker — the run compiles them as it goes).
+    ``large``: a run large enough to compile the kernels a small one replaces by their twins
+    (:mod:`neardup.compiling`), recorded apart (``<method>:large``)."""
+    key = f"{method}{LARGE}" if large else method
+    if workers < 2 or key in _warmed:
         return
-    _warmed.add(method)
+    _warmed.add(key)
     try:
-        cold = [k for k in _recorded().get(method, []) if not _cached(k)]
+        cold = [k for k in _recorded().get(key, []) if not _cached(k)]
     except Exception:  # numba's cache internals moved: the run compiles as before
         return
     if not cold:
@@ -272,18 +276,23 @@ def main(argv: list[str]) -> int:
         from .methods import names
 
         found = {}
-        for method in names():
+        for method, large in ((m, large) for m in names() for large in (False, True)):
+            env = {k: v for k, v in os.environ.items() if k != "NEARDUP_COMPILED_FROM"}
+            if large:  # the sample run as a large one: every kernel compiled
+                env["NEARDUP_COMPILED_FROM"] = "0"
             with tempfile.TemporaryDirectory() as cache:
                 out = subprocess.run(
                     [sys.executable, "-c", _RECORD_ONE.format(method=method)],
-                    env={**os.environ, "NUMBA_CACHE_DIR": cache},
+                    env={**env, "NUMBA_CACHE_DIR": cache},
                     check=True,
                     capture_output=True,
                     text=True,
                 )
-            found[method] = json.loads(out.stdout.strip().splitlines()[-1])
+            found[method + (LARGE if large else "")] = json.loads(
+                out.stdout.strip().splitlines()[-1]
+            )
         RECORD.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
-        print(f"{sum(map(len, found.values()))} signatures of {len(found)} methods -> {RECORD}")
+        print(f"{sum(map(len, found.values()))} signatures of {len(found)} runs -> {RECORD}")
         return 0
     for kernel in json.loads(argv[0]):
         _compile(kernel)

@@ -43,7 +43,7 @@ import numpy as np
 
 from .. import _kernels, _pairkernels
 from ..arrays import concat, drain, join_offsets, unique_sorted
-from ..compiling import run_of, small_run
+from ..compiling import run_of, small
 from ..config import NormalizeConfig
 from ..copyrule import (
     Boilerplate,
@@ -55,7 +55,7 @@ from ..copyrule import (
 )
 from ..errors import ConfigError
 from ..index.ngram import candidate_chunks
-from ..markup import strip_markup, strip_markup_encoded
+from ..markup import strip_markup_by_pattern, strip_markup_encoded
 from ..memory import release_free_memory
 from ..nearmiss import NearMisses
 from ..normalize import (
@@ -270,7 +270,9 @@ class AutoMethod:
         punctuation removed, by compiled kernels that release the interpreter lock (texts
         outside the compiled normalisation go through Python), ``COMPARE_CHUNK`` texts at a
         time on ``workers`` threads."""
-        with run_of(sum(map(len, texts))):  # the whole call, not a chunk, is the run
+        if not isinstance(texts, (list, tuple)):
+            texts = list(texts)  # sliced in chunks
+        with run_of(_code_points(texts), len(texts)):  # the whole call, not a chunk, is the run
             parts = map_ranges(
                 lambda lo, hi: self._compared(texts[lo:hi]),
                 len(texts),
@@ -282,8 +284,8 @@ class AutoMethod:
     def _compared(self, texts: Sequence[str]) -> list[str]:
         cfg = self.config
         base = replace(cfg.normalize, remove_punctuation=False)
-        if base.cjk_only or not base.casefold or small_run():  # options outside the compiled
-            return self._compared_exactly(texts)  # path, or too few texts to compile it
+        if base.cjk_only or not base.casefold or small(_code_points(texts)):  # options, or
+            return self._compared_exactly(texts)  # too few texts for the compiled path
         cps, offsets = normalize_encoded(texts, base)
         if cfg.strip_markup:
             cps, offsets = strip_markup_encoded(cps, offsets)
@@ -300,7 +302,7 @@ class AutoMethod:
         base = replace(cfg.normalize, remove_punctuation=False)
         out = normalize_many(texts, base, fast=False)
         if cfg.strip_markup:
-            out = strip_markup(out, normalized=True)
+            out = strip_markup_by_pattern(out)  # the kernel's oracle, whatever the size
         if cfg.fold_traditional:
             out = fold_traditional(out)
         out = normalize_many(out, replace(cfg.compare_normalize, strip_html=False), fast=False)
@@ -554,7 +556,7 @@ class AutoMethod:
         :meth:`compared` texts (a batch that compares them as it reads holds no raw text), and
         a list of them is taken over: emptied once the exact copies are grouped (memory). A
         small batch takes the twins of some kernels (:mod:`neardup.compiling`)."""
-        with run_of(sum(map(len, texts))):
+        with run_of(_code_points(texts), len(texts)):
             return self._find_pairs(texts, compared=compared)
 
     def _find_pairs(self, texts: Sequence[str], *, compared: bool) -> PairSet:
@@ -813,3 +815,9 @@ class _Clock:
         now = time.perf_counter()
         self.laps[name] = self.laps.get(name, 0.0) + now - self._last  # stages may alternate
         self._last = now
+
+
+def _code_points(texts: Sequence[Any]) -> int:
+    """The size of a batch for :mod:`neardup.compiling` (items that are not texts count 0: the
+    steps that read them say what is wrong)."""
+    return sum(len(t) for t in texts if isinstance(t, str))

@@ -10,6 +10,7 @@ of documents (:mod:`neardup.inputs`); the method decides (:mod:`neardup.dedup`, 
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import time
@@ -114,6 +115,23 @@ class DedupOptions:
             raise ConfigError("no input given: name at least one file, directory or pattern")
 
 
+LARGE_INPUT_BYTES = 1 << 20  # input files from which a run warms a large run's kernels
+
+
+def _large_input(args: DedupOptions) -> bool:
+    """Whether the inputs make a large run (:mod:`neardup.compiling`), judged before reading by
+    their size on disk (standard input: yes)."""
+    total = 0
+    for path in (*args.input, *([args.against] if args.against else [])):
+        if path == STDIN:
+            return True
+        try:
+            total += os.path.getsize(path)
+        except OSError:  # missing: the reader says so
+            continue
+    return total >= LARGE_INPUT_BYTES
+
+
 @batch_collection()
 def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
     """Run ``args`` to the end: the published summary and the output directory."""
@@ -122,7 +140,7 @@ def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
     check_against(args)
     from ..warm import warm
 
-    warm(method.name, workers=resolve_workers(args.workers))  # a cold kernel cache, every core
+    warm(method.name, workers=resolve_workers(args.workers), large=_large_input(args))
     out = spool = None
     if STDIN in (*args.input, args.against):  # standard input is copied next to the outputs
         out = prepare_output(args.output)
