@@ -6,7 +6,9 @@ tokenizer (1.4 s to compile), the compared text's table walks (0.4 s), the marku
 and (:mod:`neardup.twins`) the per-text sort (0.6 s), the common-gram filter (0.4 s) and the
 token count (0.3 s). A run of a few hundred texts — the README's first command, a service's
 check of one text — is done before those would be compiled, so it takes the twins, and a larger
-run the kernels. The result is the same either way; only the time differs.
+run the kernels. The decisions are the same either way (clusters, pairs, similarities, verdicts;
+only the value-change count a rejected pair carries inside a batch may differ: the compiled
+numbers test rejects without counting); only the time differs.
 
 A batch declares its size (:func:`run_of`: code points and texts; threads of
 :mod:`neardup.parallel` see it); outside one, each call is judged by its own size
