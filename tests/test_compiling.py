@@ -215,3 +215,26 @@ def test_markup_outside_a_batch_is_judged_by_the_call(monkeypatch):
     assert called == []
     monkeypatch.setenv("NEARDUP_COMPILED_FROM", "0")
     assert markup.strip_markup(texts) == small and called == [1]
+
+
+def test_a_run_warms_a_large_runs_kernels_by_the_size_of_its_files(tmp_path):
+    """The sample is small; a directory or pattern whose files hold a MiB is large (not the size
+    of the directory entry); standard input is taken as large; a bad spec is left to the
+    reading."""
+    from types import SimpleNamespace
+
+    from neardup.pipeline.run import LARGE_INPUT_BYTES, _large_input
+
+    def large(*specs: str) -> bool:
+        return _large_input(SimpleNamespace(input=list(specs), against=None))
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for k in range(3):
+        (folder / f"part{k}.jsonl").write_bytes(b"x" * (LARGE_INPUT_BYTES // 2))
+    assert not large(str(SAMPLE))
+    assert large(str(folder))
+    assert large(str(folder / "*.jsonl"))
+    assert not large(str(folder / "part0.jsonl"))
+    assert large("-")
+    assert not large(str(tmp_path / "missing.jsonl"))

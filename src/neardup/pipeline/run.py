@@ -25,7 +25,7 @@ import orjson
 from ..against import against_result
 from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..dedup import DedupResult, cluster_result, dedup_with
-from ..errors import ConfigError, OutputError
+from ..errors import ConfigError, InputError, OutputError
 from ..inputs import STDIN, Inputs
 from ..kept import KEPT_DIR, lines_of, per_input_name, single_name, write_jsonl, write_single
 from ..memory import batch_collection, release_free_memory
@@ -120,14 +120,20 @@ LARGE_INPUT_BYTES = 1 << 20  # input files from which a run warms a large run's 
 
 def _large_input(args: DedupOptions) -> bool:
     """Whether the inputs make a large run (:mod:`neardup.compiling`), judged before reading by
-    their size on disk (standard input: yes)."""
+    the size on disk of the files they name (standard input: yes)."""
+    from ..inputs import expand
+
+    try:
+        files = expand(list(args.input))
+    except (InputError, ConfigError):  # the reading says what is wrong, as it always does
+        return False
     total = 0
-    for path in (*args.input, *([args.against] if args.against else [])):
+    for path in (*files, *([args.against] if args.against else [])):
         if path == STDIN:
             return True
         try:
             total += os.path.getsize(path)
-        except OSError:  # missing: the reader says so
+        except OSError:  # missing, or a store's URL
             continue
     return total >= LARGE_INPUT_BYTES
 
