@@ -148,6 +148,22 @@ def test_dedup_workers_write_identical_outputs(tmp_path):
     assert {"find_pairs.sketch", "find_pairs.verify"} <= set(summary["seconds"])
 
 
+def test_dedup_compares_texts_as_it_reads_on_its_workers(tmp_path, monkeypatch):
+    """The read stage of `neardup dedup` (which makes the texts comparable as it reads) runs
+    on the threads --workers asks for, not on one."""
+    seen: list[int] = []
+    compared = auto.AutoMethod.compared
+
+    def spy(self, texts):
+        seen.append(self.workers)
+        return compared(self, texts)
+
+    monkeypatch.setattr(auto.AutoMethod, "compared", spy)
+    out = tmp_path / "out"
+    assert main(["dedup", str(SAMPLE), "--id-field", "id", "-o", str(out), "--workers", "2"]) == 0
+    assert seen and set(seen) == {2}
+
+
 def test_workers_are_checked(tmp_path, capsys):
     assert resolve_workers(None) >= 1 and resolve_workers(0) == resolve_workers(None)
     assert resolve_workers(3) == 3 and resolve_workers(np.int64(2)) == 2

@@ -252,6 +252,8 @@ def dedup_run(args, method, inputs: Inputs, reference: Inputs | str | None, out,
         method, both, result, ref_summary = against_store(args, method, inputs, reference, timings)
         reference = None
     else:
+        if hasattr(method, "workers"):  # the texts are compared (or fingerprinted) as read
+            method.workers = resolve_workers(args.workers)
         batch = read_all(inputs, method, quiet=args.quiet)
         ref = read_all(reference, method, quiet=args.quiet) if reference is not None else None
         both = batch if ref is None else ref.joined(batch)
