@@ -164,39 +164,6 @@ def test_dedup_compares_texts_as_it_reads_on_its_workers(tmp_path, monkeypatch):
     assert seen and set(seen) == {2}
 
 
-@pytest.mark.parametrize("method", ["auto", "simhash"])
-def test_chunks_converted_beside_the_reading_give_the_same_outputs(
-    tmp_path, monkeypatch, capsys, method
-):
-    """Chunks of 64 texts, each made comparable (or fingerprinted) on the reading's thread
-    while the next is read: the outputs of one worker; a bad record met while a chunk is being
-    converted stops the run with the error one worker gives."""
-    from neardup import blocks
-    from neardup.pipeline import reading
-
-    monkeypatch.setattr(reading, "CHUNK", 64)
-    monkeypatch.setattr(blocks, "BLOCK_BYTES", 1 << 12)  # blocks of a few records
-    outs = []
-    for workers in ("1", "2"):
-        out = tmp_path / f"{method}{workers}"
-        args = ["dedup", str(SAMPLE), "-o", str(out), "--method", method, "--workers", workers]
-        assert main([*args, "--quiet"]) == 0
-        outs.append(out)
-    for name in ("clusters.csv", "kept.jsonl"):
-        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes()
-    lines = SAMPLE.read_bytes().splitlines()
-    bad = tmp_path / "bad.jsonl"
-    bad.write_bytes(b"\n".join([*lines[:300], b"{not json", *lines[300:]]) + b"\n")
-    capsys.readouterr()
-    errors = []
-    for workers in ("1", "2"):
-        out = tmp_path / f"bad{workers}"
-        args = ["dedup", str(bad), "-o", str(out), "--method", method, "--workers", workers]
-        code = main(args)
-        errors.append((code, capsys.readouterr().err))
-    assert errors[0] == errors[1] and errors[0][0] != 0 and "record 301" in errors[0][1]
-
-
 def test_workers_are_checked(tmp_path, capsys):
     assert resolve_workers(None) >= 1 and resolve_workers(0) == resolve_workers(None)
     assert resolve_workers(3) == 3 and resolve_workers(np.int64(2)) == 2

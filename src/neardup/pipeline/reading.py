@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_right
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextvars import copy_context
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,23 +77,18 @@ def read_all(inputs: Inputs, method: Any, *, quiet: bool, keep_texts: bool = Fal
     texts of a method that compares texts as it finds pairs (``auto``), made a chunk at a time,
     so that the texts as written are never all held. An id used twice is an error naming both
     records (or, with ``--on-error skip``, a counted skip of the second). Clean blocks of
-    records are taken whole (:mod:`neardup.blocks`), the others record by record. With two or
-    more ``workers`` on the method, each chunk is converted on a thread of its own while the
-    next is read (the conversion's kernels release the interpreter lock; parsing holds it)."""
+    records are taken whole (:mod:`neardup.blocks`), the others record by record."""
     reading = _Reading(inputs, method, _keeps(method, keep_texts=keep_texts))
     bar = progress(quiet, "reading")
-    try:
-        for source, block in inputs.blocks():
-            bar.update(len(block))
-            if isinstance(block, Columns):
-                reading.add_columns(source, block)
-            else:
-                for rec in block:
-                    reading.add(source, rec)
-        bar.close()
-        batch = reading.batch()
-    finally:
-        reading.close()
+    for source, block in inputs.blocks():
+        bar.update(len(block))
+        if isinstance(block, Columns):
+            reading.add_columns(source, block)
+        else:
+            for rec in block:
+                reading.add(source, rec)
+    bar.close()
+    batch = reading.batch()
     if not len(batch.ids):
         refuse_fieldless(inputs, reading.skipped)
     return batch
@@ -150,8 +143,6 @@ class _Reading:
         self.seen: dict[str, int] = {}  # each given id's position in the batch (not numbers)
         self.fp_parts: list[np.ndarray] = []
         self.chunk: list[str] = []
-        self.pool: ThreadPoolExecutor | None = None  # converts a chunk while the next is read
-        self.ahead: Future | None = None
 
     def add(self, source: int, rec: Record | Skipped) -> None:
         """One record or skip."""
@@ -212,37 +203,12 @@ class _Reading:
             self._convert()
 
     def _convert(self) -> None:
-        """The texts of the chunk read so far as fingerprints or compared texts: at once, or on
-        the reading's own thread while the next chunk is read (one chunk ahead at most)."""
-        chunk, self.chunk = self.chunk, []
-        convert = (
-            self.method.fingerprint_many if self.keeps == "fingerprints" else self.method.compared
-        )
-        if getattr(self.method, "workers", 1) < 2:
-            self._converted(convert(chunk))
-            return
-        self._collect()
-        if self.pool is None:
-            self.pool = ThreadPoolExecutor(1, thread_name_prefix="neardup-read")
-        self.ahead = self.pool.submit(copy_context().run, convert, chunk)
-
-    def _converted(self, part: Any) -> None:
+        """The texts of the chunk read so far as fingerprints or compared texts."""
         if self.keeps == "fingerprints":
-            self.fp_parts.append(part)
+            self.fp_parts.append(self.method.fingerprint_many(self.chunk))
         else:
-            self.texts += part
-
-    def _collect(self) -> None:
-        """The chunk converted beside the reading, in its place (its error raised here)."""
-        if self.ahead is not None:
-            ahead, self.ahead = self.ahead, None
-            self._converted(ahead.result())
-
-    def close(self) -> None:
-        """Stop the reading's thread (after an error too: the chunk it converts is dropped)."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+            self.texts += self.method.compared(self.chunk)
+        self.chunk = []
 
     def _flush(self) -> None:
         """The pending blocks' ids, numbers, sources and lengths as arrays (records read one by
@@ -266,7 +232,6 @@ class _Reading:
         self._flush()
         if self.chunk:
             self._convert()
-        self._collect()
         fps = None
         if self.keeps == "fingerprints":
             fps = np.concatenate(self.fp_parts) if self.fp_parts else np.empty(0, np.uint64)
