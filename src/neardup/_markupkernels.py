@@ -69,17 +69,25 @@ def strip_markup_codepoints(cps, offsets, classes):
                         e = k
                     while e >= 0 and e < end and 0x21 <= cps[e] <= 0x7E:
                         e += 1
-            elif c == 0x2F or c == 0x56DE:  # //@ or 回复@, then [^:：\s]{1,30}[:：]
-                second = 0x2F if c == 0x2F else 0x590D
-                if i + 3 <= end and cps[i + 1] == second and cps[i + 2] == 0x40:
-                    k = i + 3
-                    while k < end and k - i - 3 <= _MENTION:
+            elif c == 0x2F or c == 0x56DE or c == 0x5B:
+                # //@ or 回复@ then [^:：\s]{1,30}[:：], or \[[^\[\]\s]{1,8}\]: a run of 1 to
+                # ``most`` characters, neither white space nor a stopper, then a closer
+                if c == 0x5B:
+                    first, most, stop, closer = i + 1, _EMOJI_CODE, 0x5B, 0x5D
+                    opened = True
+                else:
+                    first, most, stop, closer = i + 3, _MENTION, 0x3A, 0xFF1A
+                    second = 0x2F if c == 0x2F else 0x590D
+                    opened = i + 3 <= end and cps[i + 1] == second and cps[i + 2] == 0x40
+                if opened:
+                    k = first
+                    while k < end and k - first <= most:
                         x = cps[k]
-                        if x == 0x3A or x == 0xFF1A or (x < size and classes[x] & SPACE):
+                        if x in (stop, closer) or (x < size and classes[x] & SPACE):
                             break
                         k += 1
-                    run = k - i - 3
-                    if 1 <= run <= _MENTION and k < end and (cps[k] == 0x3A or cps[k] == 0xFF1A):
+                    ends = k < end and (cps[k] == closer or (c != 0x5B and cps[k] == stop))
+                    if 1 <= k - first <= most and ends:
                         e = k + 1
             elif c == 0x40:  # @[\w\-]{1,30}
                 k = i + 1
@@ -100,15 +108,6 @@ def strip_markup_codepoints(cps, offsets, classes):
                         last = cps[h - 1]
                         if h == f + 1 or not (last < size and classes[last] & SPACE):
                             e = h + 1
-            elif c == 0x5B:  # \[[^\[\]\s]{1,8}\]
-                k = i + 1
-                while k < end and k - i - 1 <= _EMOJI_CODE:
-                    x = cps[k]
-                    if x == 0x5B or x == 0x5D or (x < size and classes[x] & SPACE):
-                        break
-                    k += 1
-                if 1 <= k - i - 1 <= _EMOJI_CODE and k < end and cps[k] == 0x5D:
-                    e = k + 1
             elif c == 0x8F6C or c == 0x8F49:  # 转发微博 or 轉發微博
                 second = 0x53D1 if c == 0x8F6C else 0x767C
                 if (
