@@ -156,6 +156,103 @@ def test_candidate_chunks_are_bounded_and_join_to_every_pair(monkeypatch):
         assert np.array_equal(np.concatenate([b for _, b in parts]), whole_r)
 
 
+@given(st.lists(st.lists(st.integers(0, 30), max_size=8), max_size=40))
+@settings(max_examples=150, deadline=None)
+def test_posting_lists_equal_a_dictionary_of_documents(docs):
+    """Each key's list holds the documents with that key, in increasing order; each entry's
+    ``after`` is where the documents after its own begin in that list (key ids in order of
+    first appearance)."""
+    from neardup.index.ngram import Postings
+
+    sets = [sorted(set(d)) for d in docs]
+    values = np.array([v * 0x9E3779B97F4A7C15 % 2**64 for s in sets for v in s], np.uint64)
+    offsets = np.zeros(len(sets) + 1, np.int64)
+    np.cumsum([len(s) for s in sets], out=offsets[1:])
+    postings = Postings.of(values, offsets, max_posting=3)
+    holders: dict[int, list[int]] = {}
+    for d, s in enumerate(sets):
+        for v in s:
+            holders.setdefault(v, []).append(d)
+    keys = list(holders)  # in order of first appearance
+    assert postings.stats.keys == len(keys)
+    assert postings.stats.pruned_keys == sum(len(h) > 3 for h in holders.values())
+    for k, key in enumerate(keys):
+        lo, hi = postings.post_off[k], postings.post_off[k + 1]
+        assert postings.post_docs[lo:hi].tolist() == holders[key]
+        assert bool(postings.key_ok[k]) is (len(holders[key]) <= 3)
+    entry = 0
+    for d, s in enumerate(sets):
+        for v in s:
+            k = keys.index(v)
+            assert postings.doc_keys[entry] == k
+            start = postings.post_off[k] + holders[v].index(d) + 1
+            assert postings.doc_after[entry] == start
+            entry += 1
+
+
+def test_candidate_blocks_cover_the_documents_and_bound_their_pairs():
+    """Blocks run over every document in order; each holds no more pairs than its room, and
+    no more than ``most`` by the upper bound unless it is one document."""
+    from neardup import _pairkernels
+    from neardup.index.ngram import Postings, key_sets
+
+    rng = random.Random(3)
+    texts = [
+        "".join(rng.choice("今天气很好我们") for _ in range(rng.randint(1, 7))) for _ in range(400)
+    ]
+    postings = Postings.of(*key_sets(texts, 2))
+    for most in (1, 50, 5000, 10**9):
+        blocks = postings.blocks(most)
+        assert [b[0] for b in blocks[1:]] == [b[1] for b in blocks[:-1]]
+        assert blocks[0][0] == 0 and blocks[-1][1] == len(texts)
+        for lo, hi, room in blocks:
+            none = np.empty(0, np.int64)
+            pairs = _pairkernels.key_candidates(
+                *postings.arrays, lo, hi, none, none, np.empty(hi - lo, np.int64)
+            )
+            assert pairs <= room and (room <= most or hi - lo == 1)
+
+
+@pytest.mark.parametrize("buckets", [True, False])
+def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, monkeypatch):
+    """The candidates shaped as they are made equal every candidate pair made first, then
+    shaped (:meth:`AutoMethod._shapes`: pair shapes and the bucket bound): the same pairs in
+    the same order with the same shapes, and the same number of candidates — also when the
+    shaping buffer fills many times and when blocks are cut small."""
+    from neardup import _pairkernels
+    from neardup.index.ngram import Postings, candidate_chunks
+    from test_replay import corpus
+
+    rng = random.Random(5)
+    posts = ["".join(rng.choice("今天气很好我们去公园转发微博") for _ in range(rng.randint(4, 12)))]
+    posts += [
+        "".join(rng.choice("今天气很好我们去公园转发微博") for _ in range(rng.randint(4, 12)))
+        for _ in range(1500)
+    ]
+    texts = corpus() + posts  # many short posts: many candidates the buckets rule out
+    method = create("auto")
+    prepared = method.prepare(method.compared(texts), fit=True, buckets=buckets)
+    assert (prepared.buckets is not None) is buckets
+    ((left, right),) = list(candidate_chunks(*prepared.sketch)[1])
+    shape = method._shapes(prepared, left, right)
+    assert 0 < len(shape.checked) < len(left)
+    if buckets:  # the bound rules out pairs the shapes let through
+        assert len(shape.checked) < len(
+            method._shapes(replace(prepared, buckets=None), left, right).checked
+        )
+    for block in (10**9, 300):
+        monkeypatch.setattr("neardup.methods.auto.CANDIDATE_BLOCK", block)
+        parts = list(method._possible_pairs(prepared))
+        assert len(parts) > 1 or block > len(left)
+        assert sum(judged for judged, _ in parts) == len(left)
+        got = [np.concatenate([p[k] for _, p in parts]) for k in range(5)]
+        want = (left[shape.checked], right[shape.checked], shape.strict, shape.contain, shape.cover)
+        for g, w in zip(got, want, strict=True):
+            assert np.array_equal(g, w)
+    assert len(left) > 3 * _pairkernels.SHAPED_AT_ONCE
+    assert len(Postings.of(*prepared.sketch).blocks(300)) > 3
+
+
 @pytest.mark.parametrize("match", ["copy", "text"])
 def test_auto_pair_shapes_equal_set_arithmetic(match):
     """The compiled shapes of every pair against rare-gram sets and token counts in Python:

@@ -105,7 +105,7 @@ def test_kernels_of_one_group_share_a_process():
     groups = {k["name"]: k["group"] for k in warm._recorded()["auto" + warm.LARGE]}
     assert groups["_sort_per_doc"] == "sort"  # the one kernel calling _sort_hashes
     assert groups["_drop_repeats"] == ""  # unique_per_doc: the sort, then this kernel
-    assert groups["pair_shapes"] == ""
+    assert groups["possible_candidates"] == ""
 
 
 def test_a_stale_record_costs_time_not_the_run(tmp_path):

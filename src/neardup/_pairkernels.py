@@ -65,7 +65,26 @@ def pair_shapes(
 ):
     """Whether each pair ``(left[p], right[p])`` can pass on its sizes and rare-gram shares,
     whether the short-text rule judges it, and its rare-gram containment and coverage (the
-    shapes of :meth:`neardup.methods.auto.AutoMethod`): one pass, no array per step.
+    shapes of :meth:`neardup.methods.auto.AutoMethod`, by :func:`_shapes_into`)."""
+    n = left.shape[0]
+    possible = np.zeros(n, np.bool_)
+    strict = np.zeros(n, np.bool_)
+    contain = np.zeros(n, np.float64)
+    cover = np.zeros(n, np.float64)
+    _shapes_into(
+        grams, offsets, sample, sample_off, sketch, sketch_off, tokens, left, right, n,
+        text, bounds, rate, possible, strict, contain, cover,
+    )  # fmt: skip
+    return possible, strict, contain, cover
+
+
+@numba.njit(cache=True, nogil=True)
+def _shapes_into(
+    grams, offsets, sample, sample_off, sketch, sketch_off, tokens, left, right, n,
+    text, bounds, rate, possible, strict, contain, cover,
+):  # fmt: skip
+    """The shapes of the first ``n`` pairs ``(left[p], right[p])`` into ``possible``,
+    ``strict``, ``contain`` and ``cover`` (:func:`pair_shapes`): one pass, no array per step.
 
     ``bounds``: short_tokens, min_rare_grams, typo_tokens, min(short_similarity, coverage),
     containment, coverage, text_threshold, the full sketch size and the sketch keys two full
@@ -78,11 +97,6 @@ def pair_shapes(
     short_tokens, min_grams, typo_tokens, low = bounds[0], bounds[1], bounds[2], bounds[3]
     containment, coverage, text_threshold = bounds[4], bounds[5], bounds[6]
     full, shared_keys = int(bounds[7]), int(bounds[8])
-    n = left.shape[0]
-    possible = np.zeros(n, np.bool_)
-    strict = np.zeros(n, np.bool_)
-    contain = np.zeros(n, np.float64)
-    cover = np.zeros(n, np.float64)
     for p in range(n):
         a = left[p]
         b = right[p]
@@ -132,7 +146,6 @@ def pair_shapes(
         strict[p] = is_strict
         contain[p] = c_small
         cover[p] = c_large
-    return possible, strict, contain, cover
 
 
 @numba.njit(cache=True, nogil=True)
@@ -171,13 +184,20 @@ def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
 
 @numba.njit(cache=True, nogil=True)
 def bucket_bound(counts, row, lengths, needs, left, right, strict):
-    """Which pairs ``(left[p], right[p])`` may share enough items: every pair but those with
+    """Which pairs ``(left[p], right[p])`` may share enough items (:func:`_bucket_bound_into`)."""
+    out = np.ones(left.shape[0], np.bool_)
+    _bucket_bound_into(counts, row, lengths, needs, left, right, strict, left.shape[0], out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _bucket_bound_into(counts, row, lengths, needs, left, right, strict, n, out):
+    """Of the first ``n`` pairs ``(left[p], right[p])``, set ``out[p]`` False for those with
     ``strict[p]`` whose texts both have a row (``row``, -1: none) of ``counts`` (items per
     bucket) and ``sum_k min(counts[ra, k], counts[rb, k]) < needs[short, long]``, by the two
-    rows' ``lengths``."""
-    out = np.ones(left.shape[0], np.bool_)
+    rows' ``lengths``: they cannot share enough items."""
     buckets = counts.shape[1]
-    for p in range(left.shape[0]):
+    for p in range(n):
         if not strict[p]:
             continue
         ra = row[left[p]]
@@ -192,35 +212,179 @@ def bucket_bound(counts, row, lengths, needs, left, right, strict):
         for k in range(buckets):
             shared += min(a[k], b[k])
         out[p] = shared >= needs[min(la, lb), max(la, lb)]
-    return out
 
 
 @numba.njit(cache=True, nogil=True)
-def key_candidates(doc_keys, doc_off, post_docs, post_off, key_ok, lo, hi, out_l, out_r, counts):
-    """Pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key, each once:
-    ``counts[x - lo]`` gets the number of ``x``'s pairs, and the pairs are written to ``out_l``
-    and ``out_r`` when they have room (empty arrays: count only, the first of two passes).
+def posting_lists(values, offsets):
+    """The posting lists of documents' key sets ``(values, offsets)`` (64-bit key hashes, each
+    document's distinct): ``(key_ids, after, post_docs, post_off)`` — each entry's key id (in
+    order of first appearance), where the documents after the entry's own start in its key's
+    list, and the lists ``post_docs[post_off[k]:post_off[k + 1]]`` of documents holding key
+    ``k``, in increasing order. One pass through an open-addressing table of the keys, then a
+    counting sort: linear, where sorting the keys took four times as long."""
+    n = values.shape[0]
+    size = 1
+    while size < 2 * n + 2:
+        size *= 2
+    mask = np.uint64(size - 1)
+    slots = np.empty(size, np.uint64)
+    ids = np.full(size, -1, np.int64)
+    key_ids = np.empty(n, np.int64)
+    counts = np.zeros(n + 1, np.int64)
+    keys = 0
+    for i in range(n):
+        v = values[i]
+        h = v & mask
+        while ids[h] >= 0 and slots[h] != v:
+            h = (h + np.uint64(1)) & mask
+        if ids[h] < 0:
+            slots[h] = v
+            ids[h] = keys
+            keys += 1
+        k = ids[h]
+        key_ids[i] = k
+        counts[k + 1] += 1
+    post_off = np.cumsum(counts[: keys + 1])
+    cursor = post_off[:keys].copy()
+    post_docs = np.empty(n, np.int64)
+    after = np.empty(n, np.int64)
+    for d in range(offsets.shape[0] - 1):
+        for i in range(offsets[d], offsets[d + 1]):
+            k = key_ids[i]
+            post_docs[cursor[k]] = d
+            cursor[k] += 1
+            after[i] = cursor[k]
+    return key_ids, after, post_docs, post_off
 
-    ``doc_keys`` are each document's distinct key ids; ``post_docs[post_off[k]:post_off[k+1]]``
-    lists the documents holding key ``k`` in increasing order.
-    """
+
+@numba.njit(cache=True, nogil=True)
+def key_candidates(
+    doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, lo, hi, out_l, out_r, counts
+):
+    """Pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key, each once
+    (:func:`_later_pairs`): ``counts[x - lo]`` gets the number of ``x``'s pairs, and the pairs
+    are written to ``out_l`` and ``out_r`` when they have room (empty arrays: count only, the
+    first of two passes)."""
     fill = out_l.shape[0] > 0
     mark = np.full(doc_off.shape[0] - 1, -1, np.int64)
+    later = np.empty(doc_off.shape[0] - 1, np.int64)
     w = 0
     for x in range(lo, hi):
-        start = w
-        for i in range(doc_off[x], doc_off[x + 1]):
-            k = doc_keys[i]
-            if not key_ok[k]:
+        c = _later_pairs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later)
+        if fill:
+            out_l[w : w + c] = x
+            out_r[w : w + c] = later[:c]
+        w += c
+        counts[x - lo] = c
+    return w
+
+
+@numba.njit(cache=True, nogil=True)
+def _later_pairs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, out):
+    """The documents ``y > x`` that share a usable key with ``x``, each once, into ``out``;
+    returns how many. ``doc_keys`` are each document's distinct key ids;
+    ``post_docs[post_off[k]:post_off[k+1]]`` lists the documents holding key ``k`` in
+    increasing order, and ``doc_after`` is where the documents after each key's own document
+    start in it. ``mark[y] == x`` once ``y`` is found (the caller's array, over all ``x``)."""
+    c = 0
+    for i in range(doc_off[x], doc_off[x + 1]):
+        k = doc_keys[i]
+        if not key_ok[k]:
+            continue
+        for j in range(doc_after[i], post_off[k + 1]):
+            y = post_docs[j]
+            if mark[y] == x:
                 continue
-            for j in range(post_off[k], post_off[k + 1]):
-                y = post_docs[j]
-                if y <= x or mark[y] == x:
-                    continue
-                mark[y] = x
-                if fill:
-                    out_l[w] = x
-                    out_r[w] = y
-                w += 1
-        counts[x - lo] = w - start
+            mark[y] = x
+            out[c] = y
+            c += 1
+    return c
+
+
+SHAPED_AT_ONCE = 4096  # candidates shaped together by possible_candidates (they stay in cache)
+
+
+@numba.njit(cache=True, nogil=True)
+def possible_candidates(
+    doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, lo, hi, room,
+    grams, offsets, sample, sample_off, sketch, sketch_off, tokens, text, bounds, rate,
+    counts, row, lengths, needs,
+):  # fmt: skip
+    """The candidate pairs of :func:`key_candidates` (``x`` in ``[lo, hi)``, at most ``room``
+    of them) whose shape can pass (:func:`_shapes_into`) and that the token buckets
+    (``counts``, ``row``, ``lengths``, ``needs``: :func:`_bucket_bound_into`; ``row`` empty:
+    no buckets) do not rule out, in the order :func:`key_candidates` makes them — shaped
+    ``SHAPED_AT_ONCE`` at a time as they are made, never held all at once. Returns ``(left,
+    right, strict, contain, cover, candidates)``: the pairs that can pass, their shapes, and
+    how many candidates there were. (The output arrays are never replaced inside the loop: a
+    reassigned array costs reference counting on every candidate, five times the time.)"""
+    m = SHAPED_AT_ONCE
+    buf_l = np.empty(m, np.int64)
+    buf_r = np.empty(m, np.int64)
+    possible = np.empty(m, np.bool_)
+    strict = np.empty(m, np.bool_)
+    contain = np.empty(m, np.float64)
+    cover = np.empty(m, np.float64)
+    out_l = np.empty(room, np.int64)
+    out_r = np.empty(room, np.int64)
+    out_s = np.empty(room, np.bool_)
+    out_c = np.empty(room, np.float64)
+    out_v = np.empty(room, np.float64)
+    mark = np.full(doc_off.shape[0] - 1, -1, np.int64)
+    later = np.empty(doc_off.shape[0] - 1, np.int64)
+    w = 0
+    got = 0
+    seen = 0
+    for x in range(lo, hi):
+        c = _later_pairs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later)
+        for t in range(c):
+            buf_l[got] = x
+            buf_r[got] = later[t]
+            got += 1
+            if got < m:
+                continue
+            _shapes_into(
+                grams, offsets, sample, sample_off, sketch, sketch_off, tokens,
+                buf_l, buf_r, got, text, bounds, rate, possible, strict, contain, cover,
+            )  # fmt: skip
+            w = _keep_possible(
+                buf_l, buf_r, got, possible, strict, contain, cover, counts, row, lengths,
+                needs, out_l, out_r, out_s, out_c, out_v, w,
+            )  # fmt: skip
+            seen += got
+            got = 0
+    _shapes_into(
+        grams, offsets, sample, sample_off, sketch, sketch_off, tokens,
+        buf_l, buf_r, got, text, bounds, rate, possible, strict, contain, cover,
+    )  # fmt: skip
+    w = _keep_possible(
+        buf_l, buf_r, got, possible, strict, contain, cover, counts, row, lengths, needs,
+        out_l, out_r, out_s, out_c, out_v, w,
+    )  # fmt: skip
+    seen += got
+    return out_l[:w], out_r[:w], out_s[:w], out_c[:w], out_v[:w], seen
+
+
+@numba.njit(cache=True, nogil=True)
+def _keep_possible(
+    left, right, n, possible, strict, contain, cover, counts, row, lengths, needs,
+    out_l, out_r, out_s, out_c, out_v, w,
+):  # fmt: skip
+    """Append the first ``n`` shaped pairs that can pass and, where ``row`` is not empty, that
+    the token buckets do not rule out (:func:`_bucket_bound_into`) to the outputs from row
+    ``w``; returns the new number of rows. The buffers are reused for the possible pairs."""
+    q = 0
+    for p in range(n):  # the possible pairs, moved to the front
+        if possible[p]:
+            left[q], right[q], strict[q] = left[p], right[p], strict[p]
+            contain[q], cover[q] = contain[p], cover[p]
+            possible[q] = True
+            q += 1
+    if row.shape[0] > 0:
+        _bucket_bound_into(counts, row, lengths, needs, left, right, strict, q, possible)
+    for p in range(q):
+        if possible[p]:
+            out_l[w], out_r[w], out_s[w] = left[p], right[p], strict[p]
+            out_c[w], out_v[w] = contain[p], cover[p]
+            w += 1
     return w

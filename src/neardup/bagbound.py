@@ -67,9 +67,11 @@ class TokenBuckets:
         judges by the short-text rule (``strict``) whose texts, both with a row, cannot share
         the tokens :func:`neardup.copyrule.strict_least` asks for (tabulated once per rule for
         every two token counts a row can have: :func:`least_table`)."""
-        return _pairkernels.bucket_bound(
-            self.counts, self.row, self.lengths, least_table(rule), left, right, strict
-        )
+        return _pairkernels.bucket_bound(*self.bound_args(rule), left, right, strict)
+
+    def bound_args(self, rule: CopyRule) -> tuple[np.ndarray, ...]:
+        """The bound's arguments to the pair kernels (``counts, row, lengths, needs``)."""
+        return self.counts, self.row, self.lengths, least_table(rule)
 
 
 @lru_cache(maxsize=8)

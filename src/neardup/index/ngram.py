@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import _kernels, _pairkernels
-from ..arrays import run_firsts
 from ..features import char_ngrams
 from ..normalize import encode_texts
 from ..parallel import map_ranges, per_worker
@@ -104,6 +103,69 @@ def candidates_from_keys(
     return left, right, replace(stats, candidates=len(left))
 
 
+@dataclass(frozen=True)
+class Postings:
+    """The posting lists of documents' key sets: for each (document, key) entry its key id and
+    where the documents after its own start in the key's list (``post_docs[post_off[k]:
+    post_off[k + 1]]``: the documents holding key ``k``, in increasing order), and which keys
+    make candidates (``key_ok``)."""
+
+    doc_keys: np.ndarray
+    doc_after: np.ndarray
+    doc_off: np.ndarray
+    post_docs: np.ndarray
+    post_off: np.ndarray
+    key_ok: np.ndarray
+    stats: CandidateStats  # its ``candidates`` is 0: they are counted where they are made
+
+    @classmethod
+    def of(
+        cls, values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None
+    ) -> Postings:
+        """The postings of the key sets ``(values, offsets)``; keys held by more than
+        ``max_posting`` documents make no candidates."""
+        n = len(offsets) - 1
+        key_ids, after, post_docs, post_off = _pairkernels.posting_lists(
+            np.ascontiguousarray(values, np.uint64), np.ascontiguousarray(offsets, np.int64)
+        )
+        counts = np.diff(post_off)
+        key_ok = np.ones(len(counts), np.bool_) if max_posting is None else counts <= max_posting
+        pruned = ~key_ok
+        stats = CandidateStats(n, len(counts), int(pruned.sum()), int(counts[pruned].sum()), 0)
+        return cls(key_ids, after, offsets, post_docs, post_off, key_ok, stats)
+
+    def __len__(self) -> int:
+        return len(self.doc_off) - 1
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays the candidate kernels take, in their order."""
+        return (
+            self.doc_keys, self.doc_after, self.doc_off, self.post_docs, self.post_off, self.key_ok
+        )  # fmt: skip
+
+    def blocks(self, most: int) -> list[tuple[int, int, int]]:
+        """Ranges of consecutive documents ``(lo, hi, room)``, each with at most ``most``
+        candidate pairs by their upper bound (the later documents of each usable key, repeats
+        counted; one document's may be more), and ``room``: that bound, or the documents after
+        ``lo`` if fewer. Fixed by the data, so work cut by them is the same for any number of
+        workers."""
+        later = np.where(self.key_ok[self.doc_keys], self.post_off[self.doc_keys + 1], 0)
+        later = np.maximum(later - self.doc_after, 0)
+        total = np.zeros(len(later) + 1, np.int64)
+        np.cumsum(later, out=total[1:])
+        before = total[self.doc_off]  # upper bound of the pairs of the documents before each
+        out = []
+        lo, n = 0, len(self)
+        while lo < n:
+            hi = int(np.searchsorted(before, before[lo] + most, side="right")) - 1
+            hi = min(max(hi, lo + 1), n)
+            room = int(before[hi] - before[lo])
+            out.append((lo, hi, min(room, (hi - lo) * (n - lo))))
+            lo = hi
+        return out
+
+
 def candidate_chunks(
     values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None, workers: int = 1
 ) -> tuple[CandidateStats, Iterator[tuple[np.ndarray, np.ndarray]]]:
@@ -113,29 +175,14 @@ def candidate_chunks(
     a corpus holds; the chunks depend only on the data. Each document's pairs are counted
     first, so that the documents of a chunk are filled in on ``workers`` threads, each into
     its own place (the same arrays for any number)."""
-    n = len(offsets) - 1
-    # one stable sort of the keys gives the distinct keys, each value's key id and each posting
-    # list in document order (np.unique, then a sort of the ids, took 1.8 times as long)
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    first = run_firsts(ordered)
-    starts = np.flatnonzero(first)
-    counts = np.diff(np.r_[starts, len(ordered)])
-    key_ids = np.empty(len(values), np.int64)
-    key_ids[order] = np.cumsum(first) - 1
-    del ordered, first
-    docs = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
-    post_docs = docs[order]
-    del order
-    post_off = np.zeros(len(starts) + 1, np.int64)
-    np.cumsum(counts, out=post_off[1:])
-    key_ok = np.ones(len(starts), np.bool_) if max_posting is None else counts <= max_posting
-    postings = (key_ids, offsets, post_docs, post_off, key_ok)
+    postings = Postings.of(values, offsets, max_posting=max_posting)
+    arrays = postings.arrays
+    n = len(postings)
     before = np.zeros(n + 1, np.int64)  # pairs of the documents before each one
 
     def count(lo: int, hi: int) -> None:
         none = np.empty(0, np.int64)
-        _pairkernels.key_candidates(*postings, lo, hi, none, none, before[lo + 1 : hi + 1])
+        _pairkernels.key_candidates(*arrays, lo, hi, none, none, before[lo + 1 : hi + 1])
 
     map_ranges(count, n, size=per_worker(n, workers), workers=workers)  # the counting pass
     np.cumsum(before, out=before)
@@ -153,16 +200,14 @@ def candidate_chunks(
                 x0, x1 = start + a, start + b
                 s0, s1 = before[x0] - before[start], before[x1] - before[start]
                 _pairkernels.key_candidates(
-                    *postings, x0, x1, left[s0:s1], right[s0:s1], np.empty(b - a, np.int64)
+                    *arrays, x0, x1, left[s0:s1], right[s0:s1], np.empty(b - a, np.int64)
                 )
 
             map_ranges(part, hi - lo, size=per_worker(hi - lo, workers), workers=workers)
             yield left, right
             lo = hi
 
-    pruned = ~key_ok
-    stats = CandidateStats(n, len(starts), int(pruned.sum()), int(counts[pruned].sum()), 0)
-    return stats, chunks()
+    return postings.stats, chunks()
 
 
 class NgramIndex:

@@ -54,7 +54,7 @@ from ..copyrule import (
     token_codes,
 )
 from ..errors import ConfigError
-from ..index.ngram import candidate_chunks
+from ..index.ngram import Postings
 from ..markup import strip_markup_by_pattern, strip_markup_encoded
 from ..memory import release_free_memory
 from ..nearmiss import NearMisses
@@ -85,6 +85,7 @@ VERIFY_CHUNK = 100_000  # candidate pairs per verification chunk (memory: its to
 DOCS_CHUNK = 2_048  # texts per chunk when preparing them (threads share chunks)
 COMPARE_CHUNK = 8_192  # texts made comparable at a time (threads share chunks)
 POSSIBLE_CHUNK = 4_000_000  # pairs that can pass held before they are verified (memory)
+CANDIDATE_BLOCK = 2_000_000  # candidates (by their upper bound) judged in one block of documents
 # two full sketches (long texts) share at least this many keys, or the pair is not judged: at the
 # rule's least Jaccard (0.41: containment 0.7, coverage 0.5) a copy shares fewer with probability
 # 0.26 %, at Jaccard 0.6 1e-5; it drops 90 % of cctv_xwlb_news_zh's candidates (one shared key)
@@ -421,6 +422,19 @@ class AutoMethod:
         (:func:`neardup._pairkernels.pair_shapes`). ``estimate``: long texts whose full sketches
         share fewer than ``SKETCH_SHARED_KEYS`` keys are ruled out unmeasured (every surface
         that finds pairs; off for ``compare``, which measures any pair it is given)."""
+        sets, bounds = self._shape_args(both, estimate=estimate)
+        ia = np.ascontiguousarray(ia, np.int64)
+        jb = np.ascontiguousarray(jb, np.int64)
+        possible, strict, contain, cover = _pairkernels.pair_shapes(*sets, ia, jb, *bounds)
+        checked = np.flatnonzero(possible)
+        if both.buckets is not None:  # a batch: most pairs of short texts end here
+            a, b, short = ia[checked], jb[checked], strict[checked]
+            checked = checked[both.buckets.may_be_copies(a, b, short, self.config.rule())]
+        return _Shapes(checked, strict[checked], contain[checked], cover[checked])
+
+    def _shape_args(self, both: Prepared, *, estimate: bool) -> tuple[tuple, tuple]:
+        """The arguments of the shape kernels (:func:`neardup._pairkernels._shape`) before
+        and after the pairs: the documents' sets and token counts, then the bounds."""
         cfg = self.config
         bounds = np.array(
             [
@@ -436,22 +450,8 @@ class AutoMethod:
             ],
             np.float64,
         )
-        possible, strict, contain, cover = _pairkernels.pair_shapes(
-            *both.grams,
-            *both.sample,
-            *both.sketch,
-            both.tokens,
-            np.ascontiguousarray(ia, np.int64),
-            np.ascontiguousarray(jb, np.int64),
-            cfg.match == "text",
-            bounds,
-            SAMPLE_RATE,
-        )
-        checked = np.flatnonzero(possible)
-        if both.buckets is not None:  # a batch: most pairs of short texts end here
-            a, b, short = ia[checked], jb[checked], strict[checked]
-            checked = checked[both.buckets.may_be_copies(a, b, short, cfg.rule())]
-        return _Shapes(checked, strict[checked], contain[checked], cover[checked])
+        sets = (*both.grams, *both.sample, *both.sketch, both.tokens)
+        return sets, (cfg.match == "text", bounds, SAMPLE_RATE)
 
     def _tokens(self, both: Prepared, documents: np.ndarray, *, workers: int) -> _Tokens:
         """The copy rule's tokens of ``documents`` (positions in ``both``): made for the
@@ -577,23 +577,18 @@ class AutoMethod:
         del distinct
         release_free_memory()
         clock.lap("sketch")
-        _stats, chunks = candidate_chunks(*prepared.sketch, workers=self.workers)
         held = _Held()
         misses = NearMisses()
         kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         candidates = 0
-        for left, right in chunks:  # a chunk of documents' candidates at a time
-            candidates += len(left)
-            for part in self._possible_pairs(prepared, left, right):
-                held.add(*part)
-            del left, right  # before the next chunk is made
-            release_free_memory()  # the chunk's pairs and shapes: glibc keeps freed pages
+        for judged, part in self._possible_pairs(prepared):  # a block of documents at a time
+            candidates += judged
+            held.add(*part)
             clock.lap("candidates")
             if held.size >= POSSIBLE_CHUNK:  # verified in groups: bounded memory
                 kept.append(self._verify_held(prepared, *held.take(), reps, misses))
                 release_free_memory()
                 clock.lap("verify")
-        del chunks
         prepared = texts_only(prepared)  # the last group needs the texts, not the grams
         release_free_memory()
         kept.append(self._verify_held(prepared, *held.take(), reps, misses))
@@ -620,20 +615,30 @@ class AutoMethod:
             self.stats["partial_pairs"] = len(self.related_pairs)
         return found
 
-    def _possible_pairs(
-        self, prepared: Prepared, left: np.ndarray, right: np.ndarray
-    ) -> list[tuple[np.ndarray, np.ndarray, _Shapes]]:
-        """The candidate pairs ``(left, right)`` (sharing a sketch key) with their shapes,
-        ``VERIFY_CHUNK`` pairs at a time on ``workers`` threads; each shape's ``checked`` says
-        which can pass (weibo_ced_zh: 9.5 of 23.4 million candidates)."""
-        shapes = map_ranges(
-            lambda lo, hi: self._shapes(prepared, left[lo:hi], right[lo:hi]),
-            len(left),
-            size=VERIFY_CHUNK,
-            workers=self.workers,
-        )
-        ranges = chunk_ranges(len(left), VERIFY_CHUNK)
-        return [(left[lo:hi], right[lo:hi], s) for (lo, hi), s in zip(ranges, shapes, strict=True)]
+    def _possible_pairs(self, prepared: Prepared) -> Iterator[tuple[int, tuple[np.ndarray, ...]]]:
+        """The candidate pairs of a batch (documents sharing a sketch key) that can pass, with
+        their shapes, a block of ``CANDIDATE_BLOCK`` candidates at a time on ``workers``
+        threads, in order: each block's number of candidates and its pairs ``(left, right,
+        strict, contain, cover)``, decided as they are made
+        (:func:`neardup._pairkernels.possible_candidates`: the shapes of :meth:`_shapes`, no
+        array of candidates; weibo_ced_zh: 0.65 of 23.3 million candidates)."""
+        postings = Postings.of(*prepared.sketch)
+        blocks = postings.blocks(CANDIDATE_BLOCK)
+        sets, bounds = self._shape_args(prepared, estimate=True)
+        buckets = prepared.buckets
+        if buckets is not None:
+            bucket_args = buckets.bound_args(self.config.rule())
+        else:
+            none = np.empty(0, np.int64)
+            bucket_args = (np.empty((0, 1), np.uint8), none, none, np.empty((1, 1), np.int64))
+
+        def block(k: int, _end: int) -> tuple[int, tuple[np.ndarray, ...]]:
+            *pairs, judged = _pairkernels.possible_candidates(
+                *postings.arrays, *blocks[k], *sets, *bounds, *bucket_args
+            )
+            return judged, tuple(p.copy() for p in pairs)  # not the block's room
+
+        return iter_ranges(block, len(blocks), size=1, workers=self.workers)
 
     def _verify_held(
         self,
@@ -780,15 +785,11 @@ class _Held:
         self.parts: tuple[list[np.ndarray], ...] = ([], [], [], [], [])
         self.size = 0
 
-    def add(self, left: np.ndarray, right: np.ndarray, shape: _Shapes) -> None:
-        """The pairs ``shape.checked`` of a chunk of candidates, with their shapes."""
-        for part, array in zip(
-            self.parts,
-            (left[shape.checked], right[shape.checked], shape.strict, shape.contain, shape.cover),
-            strict=True,
-        ):
+    def add(self, *pairs: np.ndarray) -> None:
+        """Pairs that can pass: ``left, right, strict, contain, cover``."""
+        for part, array in zip(self.parts, pairs, strict=True):
             part.append(array)
-        self.size += len(shape.checked)
+        self.size += len(pairs[0])
 
     def take(self) -> tuple[np.ndarray, np.ndarray, _Shapes]:
         """Everything held, joined one array at a time (each freeing its parts); then empty."""
