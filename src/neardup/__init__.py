@@ -21,13 +21,23 @@ from .errors import (
     NeardupError,
     StoreError,
 )
-from .frames import dedup_frame
 from .index.brute import BruteForceIndex, brute_force_pairs
 from .index.permuted import PermutedIndex, hamming_edges, hamming_pairs
 from .methods import create as create_method
 from .normalize import normalize, normalize_many
 from .pairs import PairSet
 from .simhash import Fingerprinter, feature_hash, hamming_distance, hamming_distances
+
+
+def __getattr__(name: str) -> object:
+    """``dedup_frame`` on first use: it imports pyarrow, which a run over files never needs
+    (25 ms of every command's start)."""
+    if name == "dedup_frame":
+        from .frames import dedup_frame
+
+        return dedup_frame
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FINGERPRINT_VERSION",
