@@ -190,6 +190,16 @@ def test_posting_lists_equal_a_dictionary_of_documents(docs):
             entry += 1
 
 
+@pytest.mark.parametrize("offsets", [[0, 1, 2], [1, 3], [0, 3, 1, 3], []])
+def test_postings_refuse_offsets_that_do_not_cover_the_values(offsets):
+    """Offsets that leave values out, start elsewhere or run backwards would make the kernels
+    read unset memory: refused."""
+    from neardup.index.ngram import Postings
+
+    with pytest.raises(ValueError, match="offsets"):
+        Postings.of(np.arange(3, dtype=np.uint64), np.array(offsets, np.int64))
+
+
 def test_candidate_blocks_cover_the_documents_and_bound_their_pairs():
     """Blocks run over every document in order; each holds no more pairs than its room, and
     no more than ``most`` by the upper bound unless it is one document."""

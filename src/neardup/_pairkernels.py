@@ -214,6 +214,9 @@ def _bucket_bound_into(counts, row, lengths, needs, left, right, strict, n, out)
         out[p] = shared >= needs[min(la, lb), max(la, lb)]
 
 
+_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplying by it maps distinct keys apart
+
+
 @numba.njit(cache=True, nogil=True)
 def posting_lists(values, offsets):
     """The posting lists of documents' key sets ``(values, offsets)`` (64-bit key hashes, each
@@ -223,10 +226,12 @@ def posting_lists(values, offsets):
     ``k``, in increasing order. One pass through an open-addressing table of the keys, then a
     counting sort: linear, where sorting the keys took four times as long."""
     n = values.shape[0]
-    size = 1
-    while size < 2 * n + 2:
-        size *= 2
+    bits = 1
+    while (1 << bits) < 2 * n + 2:
+        bits += 1
+    size = 1 << bits
     mask = np.uint64(size - 1)
+    shift = np.uint64(64 - bits)
     slots = np.empty(size, np.uint64)
     ids = np.full(size, -1, np.int64)
     key_ids = np.empty(n, np.int64)
@@ -234,7 +239,9 @@ def posting_lists(values, offsets):
     keys = 0
     for i in range(n):
         v = values[i]
-        h = v & mask
+        h = (
+            v * _SPREAD
+        ) >> shift  # the high bits of a product: keys alike in their low bits spread
         while ids[h] >= 0 and slots[h] != v:
             h = (h + np.uint64(1)) & mask
         if ids[h] < 0:
@@ -308,7 +315,7 @@ SHAPED_AT_ONCE = 4096  # candidates shaped together by possible_candidates (they
 def possible_candidates(
     doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, lo, hi, room,
     grams, offsets, sample, sample_off, sketch, sketch_off, tokens, text, bounds, rate,
-    counts, row, lengths, needs,
+    counts, row, lengths, needs, mark, later,
 ):  # fmt: skip
     """The candidate pairs of :func:`key_candidates` (``x`` in ``[lo, hi)``, at most ``room``
     of them) whose shape can pass (:func:`_shapes_into`) and that the token buckets
@@ -316,8 +323,11 @@ def possible_candidates(
     no buckets) do not rule out, in the order :func:`key_candidates` makes them — shaped
     ``SHAPED_AT_ONCE`` at a time as they are made, never held all at once. Returns ``(left,
     right, strict, contain, cover, candidates)``: the pairs that can pass, their shapes, and
-    how many candidates there were. (The output arrays are never replaced inside the loop: a
-    reassigned array costs reference counting on every candidate, five times the time.)"""
+    how many candidates there were. ``mark`` and ``later`` are :func:`_later_pairs`' arrays, one
+    item per document; a thread may pass the same to each block it runs (``mark`` starts at -1
+    and holds documents of other blocks only, never ``x``). (The output arrays are never
+    replaced inside the loop: a reassigned array costs reference counting on every candidate,
+    five times the time.)"""
     m = SHAPED_AT_ONCE
     buf_l = np.empty(m, np.int64)
     buf_r = np.empty(m, np.int64)
@@ -330,8 +340,6 @@ def possible_candidates(
     out_s = np.empty(room, np.bool_)
     out_c = np.empty(room, np.float64)
     out_v = np.empty(room, np.float64)
-    mark = np.full(doc_off.shape[0] - 1, -1, np.int64)
-    later = np.empty(doc_off.shape[0] - 1, np.int64)
     w = 0
     got = 0
     seen = 0

@@ -122,9 +122,12 @@ class Postings:
     def of(
         cls, values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None
     ) -> Postings:
-        """The postings of the key sets ``(values, offsets)``; keys held by more than
-        ``max_posting`` documents make no candidates."""
+        """The postings of the key sets ``(values, offsets)`` (each document's values
+        distinct, as :func:`key_sets` makes them); keys held by more than ``max_posting``
+        documents make no candidates."""
         n = len(offsets) - 1
+        if n < 0 or offsets[0] != 0 or offsets[-1] != len(values) or (np.diff(offsets) < 0).any():
+            raise ValueError("offsets must run from 0 to len(values), never decreasing")
         key_ids, after, post_docs, post_off = _pairkernels.posting_lists(
             np.ascontiguousarray(values, np.uint64), np.ascontiguousarray(offsets, np.int64)
         )
@@ -147,8 +150,9 @@ class Postings:
     def blocks(self, most: int) -> list[tuple[int, int, int]]:
         """Ranges of consecutive documents ``(lo, hi, room)``, each with at most ``most``
         candidate pairs by their upper bound (the later documents of each usable key, repeats
-        counted; one document's may be more), and ``room``: that bound, or the documents after
-        ``lo`` if fewer. Fixed by the data, so work cut by them is the same for any number of
+        counted; one document's may be more), and ``room``: that bound, or if it is smaller the
+        most pairs the block's documents can have (each of them with every document after
+        ``lo``). Fixed by the data, so work cut by them is the same for any number of
         workers."""
         later = np.where(self.key_ok[self.doc_keys], self.post_off[self.doc_keys + 1], 0)
         later = np.maximum(later - self.doc_after, 0)
@@ -169,8 +173,8 @@ class Postings:
 def candidate_chunks(
     values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None, workers: int = 1
 ) -> tuple[CandidateStats, Iterator[tuple[np.ndarray, np.ndarray]]]:
-    """The postings of ``(values, offsets)`` and an iterator of the candidate pairs ``i < j``
-    of each chunk of consecutive documents ``i``, in order. A chunk holds at most
+    """The postings of ``(values, offsets)`` (each document's values distinct) and an iterator
+    of the candidate pairs ``i < j`` of each chunk of consecutive documents ``i``, in order. A chunk holds at most
     ``CHUNK_PAIRS`` pairs (or one document's), so memory is bounded however many near-copies
     a corpus holds; the chunks depend only on the data. Each document's pairs are counted
     first, so that the documents of a chunk are filled in on ``workers`` threads, each into

@@ -34,6 +34,7 @@ rule joins a duplicate to the kept document with the highest one.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -433,8 +434,9 @@ class AutoMethod:
         return _Shapes(checked, strict[checked], contain[checked], cover[checked])
 
     def _shape_args(self, both: Prepared, *, estimate: bool) -> tuple[tuple, tuple]:
-        """The arguments of the shape kernels (:func:`neardup._pairkernels._shape`) before
-        and after the pairs: the documents' sets and token counts, then the bounds."""
+        """The arguments of the shape kernels (:func:`neardup._pairkernels.pair_shapes`,
+        ``_shapes_into``) before and after the pairs: the documents' sets and token counts,
+        then the bounds."""
         cfg = self.config
         bounds = np.array(
             [
@@ -632,9 +634,16 @@ class AutoMethod:
             none = np.empty(0, np.int64)
             bucket_args = (np.empty((0, 1), np.uint8), none, none, np.empty((1, 1), np.int64))
 
+        local = threading.local()  # each thread's document marks, made once
+
         def block(k: int, _end: int) -> tuple[int, tuple[np.ndarray, ...]]:
+            if not hasattr(local, "marks"):
+                local.marks = (
+                    np.full(len(postings), -1, np.int64),
+                    np.empty(len(postings), np.int64),
+                )
             *pairs, judged = _pairkernels.possible_candidates(
-                *postings.arrays, *blocks[k], *sets, *bounds, *bucket_args
+                *postings.arrays, *blocks[k], *sets, *bounds, *bucket_args, *local.marks
             )
             return judged, tuple(p.copy() for p in pairs)  # not the block's room
 
