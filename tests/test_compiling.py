@@ -78,7 +78,7 @@ def test_twins_decide_as_the_kernels_on_real_posts(monkeypatch, shared_data):
 def test_a_small_run_calls_no_twinned_kernel(monkeypatch):
     """Under the default bound the sample's run calls none of the kernels with a twin; from
     the bound on it does."""
-    from neardup import _kernels, _markupkernels, _tokenkernels
+    from neardup import _kernels, _markupkernels, _pairkernels, _tokenkernels
 
     called: list[str] = []
     for module, name in (
@@ -91,6 +91,8 @@ def test_a_small_run_calls_no_twinned_kernel(monkeypatch):
         (_kernels, "_kept_where_absent"),
         (_tokenkernels, "_token_counts"),
         (_markupkernels, "strip_markup_codepoints"),
+        (_pairkernels, "posting_lists"),
+        (_pairkernels, "possible_candidates"),
     ):
         kernel = getattr(module, name)
         monkeypatch.setattr(
@@ -101,9 +103,8 @@ def test_a_small_run_calls_no_twinned_kernel(monkeypatch):
     assert called == []
     monkeypatch.setenv("NEARDUP_COMPILED_FROM", "0")
     dedup_with(create("auto"), _sample(), workers=2)
-    assert {"alignment_tokens", "normalize_codepoints", "_sort_per_doc", "_token_counts"} <= set(
-        called
-    )
+    want = {"alignment_tokens", "normalize_codepoints", "_sort_per_doc", "_token_counts"}
+    assert want | {"posting_lists", "possible_candidates"} <= set(called)
 
 
 def test_a_bad_bound_is_refused(monkeypatch):
@@ -139,6 +140,18 @@ def test_numpy_twins_are_the_kernels(docs, members):
     common = np.unique(_flat([members])[0])
     want = _kernels._kept_where_absent(ordered, ordered, offsets, common)
     got = twins.kept_where_absent(ordered, ordered, offsets, common)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+
+
+@settings(max_examples=200, deadline=None)
+@given(documents)
+def test_posting_lists_twin_is_the_kernel(docs):
+    """The posting lists in NumPy against the kernel's hash table and counting sort."""
+    from neardup import _pairkernels, twins
+
+    values, offsets = _flat([sorted(set(d)) for d in docs])
+    want = _pairkernels.posting_lists(values, offsets)
+    got = twins.posting_lists(values, offsets)
     assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
 
 

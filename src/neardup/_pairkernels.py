@@ -59,13 +59,13 @@ def jaccard_at_least(values, offsets, left, right, floor):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
 def pair_shapes(
     grams, offsets, sample, sample_off, sketch, sketch_off, tokens, left, right, text, bounds, rate
 ):
     """Whether each pair ``(left[p], right[p])`` can pass on its sizes and rare-gram shares,
     whether the short-text rule judges it, and its rare-gram containment and coverage (the
-    shapes of :meth:`neardup.methods.auto.AutoMethod`, by :func:`_shapes_into`)."""
+    shapes of :meth:`neardup.methods.auto.AutoMethod`, by :func:`_shapes_into`, called here
+    from Python: a compiled wrapper would add half a second of compiling to a first run)."""
     n = left.shape[0]
     possible = np.zeros(n, np.bool_)
     strict = np.zeros(n, np.bool_)
@@ -182,9 +182,9 @@ def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
 def bucket_bound(counts, row, lengths, needs, left, right, strict):
-    """Which pairs ``(left[p], right[p])`` may share enough items (:func:`_bucket_bound_into`)."""
+    """Which pairs ``(left[p], right[p])`` may share enough items (:func:`_bucket_bound_into`,
+    called from Python as :func:`pair_shapes` calls its loop)."""
     out = np.ones(left.shape[0], np.bool_)
     _bucket_bound_into(counts, row, lengths, needs, left, right, strict, left.shape[0], out)
     return out
@@ -279,8 +279,9 @@ def key_candidates(
     for x in range(lo, hi):
         c = _later_pairs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later)
         if fill:
-            out_l[w : w + c] = x
-            out_r[w : w + c] = later[:c]
+            for t in range(c):  # a loop: slice assignment takes numba seconds to compile
+                out_l[w + t] = x
+                out_r[w + t] = later[t]
         w += c
         counts[x - lo] = c
     return w

@@ -57,3 +57,27 @@ def token_counts(cps: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     follows[offsets[:-1][np.diff(offsets) > 0]] = False
     starts = cjk | (other & ~follows)
     return np.bincount(_doc_of(offsets)[starts], minlength=len(offsets) - 1).astype(np.int64)
+
+
+def posting_lists(
+    values: np.ndarray, offsets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The posting lists of documents' key sets: each entry's key id (in order of first
+    appearance), where the documents after its own start in its key's list, the documents of
+    each key in increasing order, and the lists' offsets."""
+    order = np.argsort(values, kind="stable")  # a key's entries in document order
+    ordered = values[order]
+    first = np.ones(len(values), np.bool_)
+    first[1:] = ordered[1:] != ordered[:-1]
+    by_value = np.empty(len(values), np.int64)
+    by_value[order] = np.cumsum(first) - 1  # key ids in order of value
+    seen = order[first]  # each key's first entry
+    rank = np.empty(len(seen), np.int64)
+    rank[np.argsort(seen, kind="stable")] = np.arange(len(seen))
+    key_ids = rank[by_value]  # key ids in order of first appearance
+    entries = np.argsort(key_ids, kind="stable")  # by key, then document
+    after = np.empty(len(values), np.int64)
+    after[entries] = np.arange(1, len(values) + 1)
+    post_off = np.zeros(len(seen) + 1, np.int64)
+    np.cumsum(np.bincount(key_ids, minlength=len(seen)), out=post_off[1:])
+    return key_ids, after, _doc_of(offsets)[entries], post_off

@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .. import _kernels, _pairkernels
+from .. import _kernels, _pairkernels, twins
+from ..compiling import small
 from ..features import char_ngrams
 from ..normalize import encode_texts
 from ..parallel import map_ranges, per_worker
@@ -128,7 +129,8 @@ class Postings:
         n = len(offsets) - 1
         if n < 0 or offsets[0] != 0 or offsets[-1] != len(values) or (np.diff(offsets) < 0).any():
             raise ValueError("offsets must run from 0 to len(values), never decreasing")
-        key_ids, after, post_docs, post_off = _pairkernels.posting_lists(
+        lists = twins.posting_lists if small(len(values)) else _pairkernels.posting_lists
+        key_ids, after, post_docs, post_off = lists(
             np.ascontiguousarray(values, np.uint64), np.ascontiguousarray(offsets, np.int64)
         )
         counts = np.diff(post_off)
