@@ -251,3 +251,19 @@ def test_a_run_warms_a_large_runs_kernels_by_the_size_of_its_files(tmp_path):
     assert not large(str(folder / "part0.jsonl"))
     assert large("-")
     assert not large(str(tmp_path / "missing.jsonl"))
+
+
+def test_a_batch_of_many_texts_is_large_without_reading_them(monkeypatch):
+    """``TEXTS_FROM`` texts or more are large whatever their length: their lengths are not
+    summed (a pass over every text of a batch, several times per run); fewer are measured."""
+    monkeypatch.delenv("NEARDUP_COMPILED_FROM")
+
+    class Unread(list):
+        def __iter__(self):
+            raise AssertionError("read")
+
+    assert not compiling.texts_are_small(Unread(["今天"] * compiling.TEXTS_FROM))
+    with pytest.raises(AssertionError, match="read"):
+        compiling.texts_are_small(Unread(["今天"] * 10))
+    assert compiling.texts_are_small(["今天"] * 10)
+    assert not compiling.texts_are_small(["今" * compiling.COMPILED_FROM])

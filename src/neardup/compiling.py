@@ -22,9 +22,10 @@ sets it so, and tests the twins against the kernels on their own).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from .errors import ConfigError
 
@@ -38,6 +39,37 @@ def is_small(code_points: int, texts: int = 0) -> bool:
     """Whether work of ``code_points`` in ``texts`` texts is too small to compile for."""
     bound = compiled_from()
     return bound > 0 and code_points < bound and texts < TEXTS_FROM
+
+
+def texts_are_small(texts: Sequence[Any]) -> bool:
+    """:func:`is_small` of a batch of ``texts`` (items that are not texts count no code point);
+    ``TEXTS_FROM`` texts or more are large whatever their length, and are not read."""
+    if len(texts) >= TEXTS_FROM or compiled_from() == 0:
+        return False
+    return is_small(_code_points(texts), len(texts))
+
+
+def small_texts(texts: Sequence[Any]) -> bool:
+    """:func:`small` of a call over ``texts``: the batch's answer within :func:`run_of`, else
+    the call's by its code points (read only then)."""
+    declared = _small.get()
+    return is_small(_code_points(texts)) if declared is None else declared
+
+
+def _code_points(texts: Sequence[Any]) -> int:
+    """The code points of ``texts``; items that are not texts count 0 (the steps that read
+    them say what is wrong)."""
+    return sum(len(t) for t in texts if isinstance(t, str))
+
+
+@contextmanager
+def run_of_texts(texts: Sequence[Any]) -> Iterator[None]:
+    """:func:`run_of` a batch of ``texts`` (:func:`texts_are_small`)."""
+    token = _small.set(texts_are_small(texts))
+    try:
+        yield
+    finally:
+        _small.reset(token)
 
 
 @contextmanager

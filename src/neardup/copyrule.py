@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from .compiling import few_pairs, small
+from .compiling import few_pairs, small, small_texts
 from .errors import ConfigError
 from .readings import heard_codes, misheard
 
@@ -292,8 +292,8 @@ def token_codes(
     from .normalize import encode_texts, splice_documents
     from .simhash import hash_features
 
-    size = len(encoded[0]) if encoded is not None else sum(map(len, texts))
-    if small(size):  # every text by the Python tokenizer, the compiled one's oracle
+    few = small(len(encoded[0])) if encoded is not None else small_texts(texts)
+    if few:  # every text by the Python tokenizer, the compiled one's oracle
         codes = np.zeros(0, np.uint64)
         offsets = np.zeros(len(texts) + 1, np.int64)
         flags = np.zeros(0, np.uint8)

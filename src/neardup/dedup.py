@@ -120,12 +120,10 @@ def dedup_with(
     method empties it once it no longer needs every one)."""
     if hasattr(method, "workers"):
         method.workers = resolve_workers(workers)  # type: ignore[attr-defined]
-    from .compiling import is_small
+    from .compiling import texts_are_small
     from .warm import warm  # not at import: ``python -m neardup.warm`` runs it as a script
 
-    warm(method.name, workers=resolve_workers(workers), large=not is_small(
-        sum(len(t) for t in texts if isinstance(t, str)), len(texts)
-    ))  # fmt: skip
+    warm(method.name, workers=resolve_workers(workers), large=not texts_are_small(texts))
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     n = len(texts)  # with ``compared``, the method empties the list

@@ -44,7 +44,7 @@ import numpy as np
 
 from .. import _kernels, _pairkernels
 from ..arrays import concat, drain, join_offsets, unique_sorted
-from ..compiling import run_of, small
+from ..compiling import run_of_texts, small, small_texts
 from ..config import NormalizeConfig
 from ..copyrule import (
     Boilerplate,
@@ -274,7 +274,7 @@ class AutoMethod:
         time on ``workers`` threads."""
         if not isinstance(texts, (list, tuple)):
             texts = list(texts)  # sliced in chunks
-        with run_of(_code_points(texts), len(texts)):  # the whole call, not a chunk, is the run
+        with run_of_texts(texts):  # the whole call, not a chunk, is the run
             parts = map_ranges(
                 lambda lo, hi: self._compared(texts[lo:hi]),
                 len(texts),
@@ -286,7 +286,7 @@ class AutoMethod:
     def _compared(self, texts: Sequence[str]) -> list[str]:
         cfg = self.config
         base = replace(cfg.normalize, remove_punctuation=False)
-        if base.cjk_only or not base.casefold or small(_code_points(texts)):  # options, or
+        if base.cjk_only or not base.casefold or small_texts(texts):  # options, or
             return self._compared_exactly(texts)  # too few texts for the compiled path
         cps, offsets = normalize_encoded(texts, base)
         if cfg.strip_markup:
@@ -558,7 +558,7 @@ class AutoMethod:
         :meth:`compared` texts (a batch that compares them as it reads holds no raw text), and
         a list of them is taken over: emptied once the exact copies are grouped (memory). A
         small batch takes the twins of some kernels (:mod:`neardup.compiling`)."""
-        with run_of(_code_points(texts), len(texts)):
+        with run_of_texts(texts):
             return self._find_pairs(texts, compared=compared)
 
     def _find_pairs(self, texts: Sequence[str], *, compared: bool) -> PairSet:
@@ -831,9 +831,3 @@ class _Clock:
         now = time.perf_counter()
         self.laps[name] = self.laps.get(name, 0.0) + now - self._last  # stages may alternate
         self._last = now
-
-
-def _code_points(texts: Sequence[Any]) -> int:
-    """The size of a batch for :mod:`neardup.compiling` (items that are not texts count 0: the
-    steps that read them say what is wrong)."""
-    return sum(len(t) for t in texts if isinstance(t, str))
