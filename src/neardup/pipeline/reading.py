@@ -216,14 +216,16 @@ class _Reading:
         if not self.pending:
             return
         self.ids.extend([i for _, _, ids, _ in self.pending for i in ids])
-        self.numbers.append(
-            np.fromiter((n for _, numbers, _, _ in self.pending for n in numbers), np.int64)
+        self.numbers.append(  # lists converted in C, not a generator's item at a time
+            np.concatenate([np.asarray(numbers, np.int64) for _, numbers, _, _ in self.pending])
         )
         self.sources.append(
             np.concatenate([np.full(len(ids), s, np.int32) for s, _, ids, _ in self.pending])
         )
         self.lengths.append(
-            np.fromiter((len(t) for _, _, _, texts in self.pending for t in texts), np.int64)
+            np.concatenate(
+                [np.fromiter(map(len, texts), np.int64, len(texts)) for *_, texts in self.pending]
+            )
         )
         self.ends.append(self.count)
         self.pending, self.pending_count = [], 0
