@@ -1,5 +1,6 @@
 """Compiled hot loops over pairs of documents (numba): sorted-set intersections, the shapes of
-``auto``'s candidate pairs, the short-text bucket bound and candidate pairs from posting lists.
+``auto``'s candidate pairs, the short-text bucket bound, posting lists and the candidate pairs
+they make (shaped as they are made for a batch of ``auto``).
 Split from :mod:`neardup._kernels` (hashing, fingerprints, normalisation), whose rule they
 follow: per-element loops live in the ``_*kernels`` modules only.
 """
@@ -239,9 +240,8 @@ def posting_lists(values, offsets):
     keys = 0
     for i in range(n):
         v = values[i]
-        h = (
-            v * _SPREAD
-        ) >> shift  # the high bits of a product: keys alike in their low bits spread
+        # the high bits of a product: keys alike in their low bits (not hashes) still spread
+        h = (v * _SPREAD) >> shift
         while ids[h] >= 0 and slots[h] != v:
             h = (h + np.uint64(1)) & mask
         if ids[h] < 0:

@@ -176,11 +176,11 @@ def candidate_chunks(
     values: np.ndarray, offsets: np.ndarray, *, max_posting: int | None = None, workers: int = 1
 ) -> tuple[CandidateStats, Iterator[tuple[np.ndarray, np.ndarray]]]:
     """The postings of ``(values, offsets)`` (each document's values distinct) and an iterator
-    of the candidate pairs ``i < j`` of each chunk of consecutive documents ``i``, in order. A chunk holds at most
-    ``CHUNK_PAIRS`` pairs (or one document's), so memory is bounded however many near-copies
-    a corpus holds; the chunks depend only on the data. Each document's pairs are counted
-    first, so that the documents of a chunk are filled in on ``workers`` threads, each into
-    its own place (the same arrays for any number)."""
+    of the candidate pairs ``i < j`` of each chunk of consecutive documents ``i``, in order. A
+    chunk holds at most ``CHUNK_PAIRS`` pairs (or one document's), so memory is bounded however
+    many near-copies a corpus holds; the chunks depend only on the data. Each document's pairs
+    are counted first, so that the documents of a chunk are filled in on ``workers`` threads,
+    each into its own place (the same arrays for any number)."""
     postings = Postings.of(values, offsets, max_posting=max_posting)
     arrays = postings.arrays
     n = len(postings)
