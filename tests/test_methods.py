@@ -228,7 +228,8 @@ def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, monkey
     """The candidates shaped as they are made equal every candidate pair made first, then
     shaped (:meth:`AutoMethod._shapes`: pair shapes and the bucket bound): the same pairs in
     the same order with the same shapes, and the same number of candidates — also when the
-    shaping buffer fills many times and when blocks are cut small."""
+    shaping buffer fills many times and when blocks are cut small and run on two threads (each
+    reusing its document marks)."""
     from neardup import _pairkernels
     from neardup.index.ngram import Postings, candidate_chunks
     from test_replay import corpus
@@ -250,8 +251,9 @@ def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, monkey
         assert len(shape.checked) < len(
             method._shapes(replace(prepared, buckets=None), left, right).checked
         )
-    for block in (10**9, 300):
+    for block, workers in ((10**9, 1), (300, 1), (300, 2)):  # blocks shared by two threads
         monkeypatch.setattr("neardup.methods.auto.CANDIDATE_BLOCK", block)
+        method.workers = workers
         parts = list(method._possible_pairs(prepared))
         assert len(parts) > 1 or block > len(left)
         assert sum(judged for judged, _ in parts) == len(left)
