@@ -228,13 +228,11 @@ def posting_lists(values, offsets):
     counting sort: linear, where sorting the keys took four times as long."""
     n = values.shape[0]
     bits = 1
-    while (1 << bits) < 2 * n + 2:
+    while (1 << bits) < n + n // 2 + 2:  # at most two thirds full
         bits += 1
-    size = 1 << bits
-    mask = np.uint64(size - 1)
+    mask = np.uint64((1 << bits) - 1)
     shift = np.uint64(64 - bits)
-    slots = np.empty(size, np.uint64)
-    ids = np.full(size, -1, np.int64)
+    first = np.full(1 << bits, -1, np.int64)  # each key's first entry: one array, not two
     key_ids = np.empty(n, np.int64)
     counts = np.zeros(n + 1, np.int64)
     keys = 0
@@ -242,15 +240,15 @@ def posting_lists(values, offsets):
         v = values[i]
         # the high bits of a product: keys alike in their low bits (not hashes) still spread
         h = (v * _SPREAD) >> shift
-        while ids[h] >= 0 and slots[h] != v:
+        while first[h] >= 0 and values[first[h]] != v:
             h = (h + np.uint64(1)) & mask
-        if ids[h] < 0:
-            slots[h] = v
-            ids[h] = keys
+        if first[h] < 0:
+            first[h] = i
+            key_ids[i] = keys
             keys += 1
-        k = ids[h]
-        key_ids[i] = k
-        counts[k + 1] += 1
+        else:
+            key_ids[i] = key_ids[first[h]]
+        counts[key_ids[i] + 1] += 1
     post_off = np.cumsum(counts[: keys + 1])
     cursor = post_off[:keys].copy()
     post_docs = np.empty(n, np.int64)
