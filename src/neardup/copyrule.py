@@ -668,11 +668,11 @@ def _inserted_block(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
     return False
 
 
-def _has_tail(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Whether the alignment of ``a`` and ``b`` goes on after its last aligned run of at least
-    ``MIN_ANCHOR`` tokens (what :func:`_added_tail` can read as a footer after a cut): a cheap
-    test before the texts' boilerplate is looked for."""
-    ops = token_alignment(a, b)
+def _has_tail(a: Sequence[str], b: Sequence[str], opcodes: Any = None) -> bool:
+    """Whether the alignment of ``a`` and ``b`` (``opcodes``, when the caller made it) goes on
+    after its last aligned run of at least ``MIN_ANCHOR`` tokens (what :func:`_added_tail` can
+    read as a footer after a cut): a cheap test before the texts' boilerplate is looked for."""
+    ops = token_alignment(a, b) if opcodes is None else opcodes
     for k in range(len(ops) - 1, -1, -1):
         tag, a0, a1, _b0, _b1 = ops[k]
         if tag == "equal" and a1 - a0 >= MIN_ANCHOR:
@@ -770,12 +770,26 @@ def _put_in_order(a: Sequence[str], b: Sequence[str]) -> tuple[Sequence[str], li
     return (b, None) if order is None else ([b[t] for t in order], order)
 
 
+def _aligned_in_order(
+    a: Sequence[str], b: Sequence[str]
+) -> tuple[Sequence[str], list[int] | None, list[tuple[str, int, int, int, int]]]:
+    """:func:`_put_in_order` and the alignment of ``a`` with its result (:func:`token_alignment`),
+    made once: the alignment of ``a`` and ``b`` gives the distance that decides whether anything
+    may have moved, and serves as the result's alignment when nothing did (the common case)."""
+    opcodes = token_alignment(a, b)
+    order = _move_order(a, b, opcodes)
+    if order is None:
+        return b, None, opcodes
+    ordered = [b[t] for t in order]
+    return ordered, order, token_alignment(a, ordered)
+
+
 def _permuted(mask: list[bool] | None, order: list[int] | None) -> list[bool] | None:
     """A text's token ``mask`` (:class:`Boilerplate`) for its tokens put in ``order``."""
     return mask if mask is None or order is None else [mask[t] for t in order]
 
 
-def _move_order(a: Sequence[str], b: Sequence[str]) -> list[int] | None:
+def _move_order(a: Sequence[str], b: Sequence[str], opcodes: Any = None) -> list[int] | None:
     """The order of ``b``'s tokens that puts the passages it shares with ``a`` in ``a``'s
     order, or None when they stay as they are.
 
@@ -788,12 +802,13 @@ def _move_order(a: Sequence[str], b: Sequence[str]) -> list[int] | None:
     before it in the other, and a template filled with other values stays apart in any order).
     Tokens after the last shared run stay at the end. Unchanged when nothing moved, or when the
     new order matches fewer than ``MOVE_GAIN`` of the shorter text more (a sentence moved inside
-    a rewritten story is no reason to pair its rewritten passages differently)."""
+    a rewritten story is no reason to pair its rewritten passages differently). ``opcodes``:
+    the alignment of ``a`` and ``b``, when the caller made it (its distance is theirs)."""
 
     short = min(len(a), len(b))
     if short < MOVE_MIN:
         return None  # no shared run
-    distance = _indel_distance(a, b)
+    distance = _indel_distance(a, b) if opcodes is None else _alignment_distance(a, b, opcodes)
     if distance - abs(len(a) - len(b)) < 2 * MOVE_GAIN * short:
         return None  # no order can match enough more: b's length bounds the new distance
     blocks = _shared_blocks(a, b, MOVE_MIN)
@@ -934,13 +949,16 @@ def _with_boilerplate(
     rule: CopyRule,
     numbers: tuple[frozenset[str], frozenset[str]],
     masks: tuple[list[bool] | None, list[bool] | None],
+    opcodes: Any = None,
 ) -> tuple[int, int, bool] | None:
-    """:func:`_value_changes` of ``a`` and ``b`` (``b`` in ``a``'s order) read with each text's
-    boilerplate (``masks``: :meth:`Boilerplate.tokens`), or None when neither text added any:
-    the reading would then be the one without it (only added boilerplate changes a verdict)."""
+    """:func:`_value_changes` of ``a`` and ``b`` (``b`` in ``a``'s order; ``opcodes``: their
+    alignment, when the caller made it) read with each text's boilerplate (``masks``:
+    :meth:`Boilerplate.tokens`), or None when neither text added any: the reading would then be
+    the one without it (only added boilerplate changes a verdict)."""
     if masks == (None, None):
         return None
-    opcodes = token_alignment(a, b)  # marking tokens keeps them equal: one alignment serves both
+    if opcodes is None:  # marking tokens keeps them equal: one alignment serves both readings
+        opcodes = token_alignment(a, b)
     a, b, added = _added_boilerplate(a, b, *masks, opcodes)
     if not added:
         return None
@@ -1447,6 +1465,13 @@ def _indel_distance(a: Sequence[Any], b: Sequence[Any]) -> int:
     return len(a) + len(b) - 2 * matched
 
 
+def _alignment_distance(a: Sequence[Any], b: Sequence[Any], opcodes: Any) -> int:
+    """Tokens inserted and deleted between ``a`` and ``b`` by their alignment ``opcodes``
+    (:func:`token_alignment`): :func:`_indel_distance`, read off the alignment it comes from."""
+    matched = sum(a1 - a0 for tag, a0, a1, _b0, _b1 in opcodes if tag == "equal")
+    return len(a) + len(b) - 2 * matched
+
+
 def _token_arrays(codes: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> list[array]:
     """The token hashes of ``docs``, each text's as an ``array.array`` of unsigned 64-bit
     integers (copied from one buffer, no object per token)."""
@@ -1533,16 +1558,19 @@ def _value_verdicts(
                 found[i] = words, _numbers(words)
         i, j = _canonical(left[k], right[k], texts, found)
         (ta, na), (tb, nb) = found[i], found[j]
-        tb, order = _put_in_order(ta, tb)
+        tb, order, ops = _aligned_in_order(ta, tb)
         allowed = 0 if strict[k] else rule.max_value_changes
-        numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb), ordered=True)
+        numbers, names, hard[k] = _value_changes(
+            ta, tb, rule, (na, nb), ordered=True, opcodes=ops
+        )
         ok[k] = not hard[k] and names == 0 and numbers <= allowed
-        if not ok[k] and boilerplate is not None and not strict[k] and (names or _has_tail(ta, tb)):
+        reread = boilerplate is not None and not strict[k]
+        if not ok[k] and reread and (names or _has_tail(ta, tb, ops)):
             for d in (i, j):  # a footer, header or advertisement? (boilerplate read when needed)
                 if d not in common:
                     common[d] = boilerplate.tokens(texts[d])
             again = _with_boilerplate(
-                ta, tb, rule, (na, nb), (common[i], _permuted(common[j], order))
+                ta, tb, rule, (na, nb), (common[i], _permuted(common[j], order)), ops
             )
             if again is not None and not again[2] and again[1] == 0 and again[0] <= allowed:
                 numbers, names, hard[k], ok[k] = *again, True
