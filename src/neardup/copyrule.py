@@ -1560,9 +1560,7 @@ def _value_verdicts(
         (ta, na), (tb, nb) = found[i], found[j]
         tb, order, ops = _aligned_in_order(ta, tb)
         allowed = 0 if strict[k] else rule.max_value_changes
-        numbers, names, hard[k] = _value_changes(
-            ta, tb, rule, (na, nb), ordered=True, opcodes=ops
-        )
+        numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb), ordered=True, opcodes=ops)
         ok[k] = not hard[k] and names == 0 and numbers <= allowed
         reread = boilerplate is not None and not strict[k]
         if not ok[k] and reread and (names or _has_tail(ta, tb, ops)):
