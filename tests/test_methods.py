@@ -1062,7 +1062,8 @@ def test_copy_rule_moved_passages_put_back_in_order():
 
     from rapidfuzz.distance import Indel
 
-    from neardup.copyrule import MOVE_GAIN, _put_in_order
+    from neardup.copyrule.align import _put_in_order
+    from neardup.copyrule.rule import MOVE_GAIN
 
     rng = random.Random(7)
     moved = 0
@@ -1096,7 +1097,8 @@ def test_copy_rule_one_alignment_serves_the_ordered_pair():
     pairs where passages moved, where they did not, and where too little moved to matter."""
     import random
 
-    from neardup.copyrule import _aligned_in_order, _put_in_order, token_alignment
+    from neardup.copyrule import token_alignment
+    from neardup.copyrule.align import _aligned_in_order, _put_in_order
 
     rng = random.Random(11)
     moved = 0
@@ -1498,7 +1500,9 @@ def test_numbers_differ_compiled_is_the_rule_on_sets(texts):
     """The compiled test of whole-text numbers (a token's hash with a year bit, sorted per text)
     decides as :func:`_numbers_differ` on the texts' number sets, for every pair."""
     from neardup._tokenkernels import numbers_differ
-    from neardup.copyrule import _numbers, _numbers_differ, number_keys, token_codes, tokenize
+    from neardup.copyrule import number_keys, token_codes, tokenize
+    from neardup.copyrule.tokens import _numbers
+    from neardup.copyrule.values import _numbers_differ
 
     texts = [" ".join(t) for t in texts]
     tokens = token_codes(texts)
@@ -1549,8 +1553,10 @@ def test_copy_rule_templated_messages_are_rejected_without_their_alignment(monke
     texts += texts[:5]  # and identical copies
     pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
     aligned = []
-    real = copyrule._move_order  # every aligned pair's passages are first put in order
-    monkeypatch.setattr(copyrule, "_move_order", lambda *args: aligned.append(1) or real(*args))
+    real = copyrule.align._move_order  # every aligned pair's passages are first put in order
+    monkeypatch.setattr(
+        copyrule.align, "_move_order", lambda *args: aligned.append(1) or real(*args)
+    )
     rule = copyrule.CopyRule()
     fast = copyrule.judge_pairs(texts, pairs[:, 0], pairs[:, 1], rule)
     in_fast = len(aligned)
@@ -1571,7 +1577,8 @@ def test_copy_rule_templated_messages_are_rejected_without_their_alignment(monke
 def test_copy_rule_text_only_inserted_changes_no_value(tokens, inserts):
     """The shortcut of ``_value_verdicts``: when one token sequence is a subsequence of the other
     (only insertions), the full alignment finds no changed value, hard or not."""
-    from neardup.copyrule import CopyRule, _value_changes
+    from neardup.copyrule import CopyRule
+    from neardup.copyrule.values import _value_changes
 
     longer = list(tokens)
     for at, token in sorted(inserts, reverse=True):
@@ -1585,7 +1592,8 @@ def test_copy_rule_shared_number_in_an_inserted_passage_is_no_changed_number():
     """Found by the property test above: a text with only inserted text (a year among it) was
     judged a changed year, because its shared 3 sat in a long inserted region of the other text
     and was left out of that text's numbers alone."""
-    from neardup.copyrule import CopyRule, _value_changes
+    from neardup.copyrule import CopyRule
+    from neardup.copyrule.values import _value_changes
 
     short = ["甲"] * 10 + ["3", "甲"]
     longer = ["2024", *"甲甲甲甲甲丁丁丁丁甲甲丁甲甲丁甲", "3", "丁", "甲"]
@@ -1638,7 +1646,8 @@ _REPLACED = [
 def test_copy_rule_one_replaced_token_decides_as_the_alignment(tokens, changes, strict):
     """The compiled test of pairs that differ in one replaced token (``one_replaced``) gives
     the value changes, hard changes and verdicts of the full alignment in Python."""
-    from neardup.copyrule import CopyRule, _value_verdicts, token_codes
+    from neardup.copyrule import CopyRule, token_codes
+    from neardup.copyrule.verdicts import _value_verdicts
 
     other = list(tokens)
     for at, token in changes:
@@ -1771,7 +1780,9 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     """The compiled test takes the pairs it can decide: a counter changed at the end, a typo,
     a changed year; and leaves pairs whose replaced token repeats beside it to the alignment."""
     from neardup._tokenkernels import one_replaced
-    from neardup.copyrule import _MAY_MOVE, _week_codes, token_codes
+    from neardup.copyrule import token_codes
+    from neardup.copyrule.align import _MAY_MOVE
+    from neardup.copyrule.tokens import _week_codes
 
     frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"
     texts = [
@@ -1967,7 +1978,7 @@ def test_aligned_token_arrays_equal_aligning_the_token_lists():
     ]
     assert max(codes) > 2**63 and want[0] == len(docs[5])
     for workers in (1, 2):
-        got = copyrule._matched_tokens(codes, offsets, left, right, workers)
+        got = copyrule.align._matched_tokens(codes, offsets, left, right, workers)
         assert got.tolist() == want
 
 
@@ -2031,7 +2042,8 @@ def test_copy_rule_inserted_block_needs_text_of_its_own_on_the_other_side():
     boilerplate the first text lacks (a leader's titles / 国民经济和社会发展 in another book's
     title: two single-volume notices of cctv_xwlb_news_zh), or mostly boilerplate both hold,
     or plain text facing plain text (another name), it is not."""
-    from neardup.copyrule import _Added, _Common, _inserted_block
+    from neardup.copyrule.boilerplate import _Added, _Common
+    from neardup.copyrule.values import _inserted_block
 
     def added(text: str) -> list[str]:
         return [_Added(c) for c in text]
@@ -2111,9 +2123,9 @@ def test_shared_blocks_on_arrays_are_the_dictionary_ones(base, edits, cut):
     for k in (3, 8):
         if min(len(a), len(b)) < k:
             continue
-        expected = copyrule._shared_blocks(a, b, k) if min(len(a), len(b)) < 1000 else None
-        assert copyrule._shared_blocks_long(a, b, k) == (
-            expected if expected is not None else copyrule._shared_blocks(a, b, k)
+        expected = copyrule.align._shared_blocks(a, b, k) if min(len(a), len(b)) < 1000 else None
+        assert copyrule.align._shared_blocks_long(a, b, k) == (
+            expected if expected is not None else copyrule.align._shared_blocks(a, b, k)
         )
 
 
@@ -2151,7 +2163,7 @@ def test_long_pairs_align_in_stretches_with_the_full_alignments_verdicts(monkeyp
         texts += [" ".join(story), " ".join(copy), " ".join(copy[: len(copy) // 2])]
     pairs = np.array(list(itertools.combinations(range(len(texts)), 2)), np.int64)
     full = copyrule.judge_pairs(texts, pairs[:, 0], pairs[:, 1], copyrule.CopyRule(), prune=False)
-    monkeypatch.setattr(copyrule, "ALIGN_CELLS", 50_000)  # 3,000 x 3,000 tokens: in stretches
+    monkeypatch.setattr(copyrule.align, "ALIGN_CELLS", 50_000)  # 3,000 x 3,000 tokens: in stretches
     fast = copyrule.judge_pairs(texts, pairs[:, 0], pairs[:, 1], copyrule.CopyRule(), prune=False)
     assert fast.copy.tolist() == full.copy.tolist()
     assert fast.year_change.tolist() == full.year_change.tolist()

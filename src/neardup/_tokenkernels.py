@@ -389,7 +389,7 @@ def _holds(values, x):
 
 @numba.njit(cache=True, nogil=True)
 def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, weekdays):
-    """The value test of the copy rule (:func:`neardup.copyrule._value_changes`) for pairs whose
+    """The value test of the copy rule (:func:`neardup.copyrule.values._value_changes`) for pairs whose
     token sequences differ in one token replaced by another, and its outcome: ``(handled,
     changed, hard)`` per pair.
 
@@ -397,9 +397,9 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
     passages might be looked for), they differ at exactly one position ``p``, and neither
     token there equals a neighbour of itself (so the one longest-common-subsequence alignment
     is that substitution), and they are not two words (``TOKEN_WORD``: whether two words are
-    spelled alike is read in Python, :func:`neardup.copyrule._replaced_word`; a month name
+    spelled alike is read in Python, :func:`neardup.copyrule.values._replaced_word`; a month name
     counts as a word), and not two days of the week after a token of ``week`` (codes of 期,
-    拜, 周; days: ``weekdays``), which :func:`neardup.copyrule._day_replaced` reads. Then a
+    拜, 周; days: ``weekdays``), which :func:`neardup.copyrule.values._day_replaced` reads. Then a
     value changed when both replaced tokens hold a digit and ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
     the change is hard when both hold a digit and one is a year or identifier, or the token
     after is a date unit, or the one before a month or 第.
@@ -453,7 +453,7 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
 
 @numba.njit(cache=True, nogil=True)
 def numbers_differ(keys, offsets, left, right):
-    """:func:`neardup.copyrule._numbers_differ` of each pair ``(left[p], right[p])`` with no
+    """:func:`neardup.copyrule.values._numbers_differ` of each pair ``(left[p], right[p])`` with no
     passage: both texts hold numbers the other lacks, and one of them is a year or there are two
     on each side. ``keys``: each text's distinct number tokens, sorted, a token's hash with its
     lowest bit replaced by whether it is a year (:func:`neardup.copyrule.number_keys`)."""

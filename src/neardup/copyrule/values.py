@@ -1,0 +1,419 @@
+"""What differs between two aligned texts: the substitutions between aligned runs and the moved,
+inserted or deleted text (:func:`_segments`), read as changed values — numbers, dates, names,
+days, words — or as typing errors (:func:`_value_changes`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..readings import misheard
+from .align import _put_in_order, token_alignment
+from .boilerplate import _Added, _added_boilerplate, _Common, _Footer
+from .rule import MIN_ANCHOR, CopyRule
+from .tokens import (
+    _CJK_TOKEN,
+    _CJK_WEEK,
+    _CJK_WEEKDAYS,
+    _DIGIT,
+    _FUNCTION_WORDS,
+    _MONTHS,
+    _YEAR,
+    _numbers,
+    token_flags,
+)
+
+
+def _boilerplate_of(gap: Sequence[str]) -> set[str]:
+    """The numbers of the boilerplate one text added after a cut (:class:`_Footer`)."""
+    return {t for t in gap if isinstance(t, _Footer) and _DIGIT.search(t)}
+
+
+def _numbers_differ(
+    na: frozenset[str],
+    nb: frozenset[str],
+    passage_a: frozenset[str] | set[str] = frozenset(),
+    passage_b: frozenset[str] | set[str] = frozenset(),
+) -> bool:
+    """Both texts hold numbers (``_numbers``) the other lacks, and one of them is a year or
+    there are two: another event from the same template (a copy only loses numbers by
+    truncation, or with a passage it inserted or deleted, whose numbers, ``passage_a`` and
+    ``passage_b``, do not count). A number both texts hold is never one the other lacks, also
+    when a passage of one holds it."""
+    only_a, only_b = na - nb - passage_a, nb - na - passage_b
+    if not only_a or not only_b:
+        return False
+    years = any(_YEAR.match(t) for t in (*only_a, *only_b))
+    return years or min(len(only_a), len(only_b)) >= 2
+
+
+def _segments(
+    a: Sequence[str],
+    b: Sequence[str],
+    max_value_tokens: int,
+    opcodes: Any = None,
+    *,
+    marked: bool = False,
+) -> tuple[list[tuple], list[tuple]]:
+    """The substitutions between aligned runs, and the moved, inserted or deleted text.
+
+    Both as ``(gap_a, gap_b, before, after_a, after_b)`` with the tokens around the gap (None
+    at an end of the text, where a gap may be wrapping or truncation).
+
+    A longest common subsequence threads single shared tokens (的, 中, 人, "the") through
+    passages that were inserted, deleted or moved, and cutting a passage at them shows it as
+    short substitutions (names) on both sides. So interior gaps joined by aligned runs shorter
+    than ``MIN_ANCHOR`` tokens form one *region*. A lopsided region (one side more than twice
+    the other) longer than ``max_value_tokens`` is moved, inserted or deleted text: it holds no
+    substituted name or figure, only perhaps a date rewritten in place; the gaps of any other
+    region are substitutions one by one (a name, a title, a figure, a rewritten passage), or
+    inserted or deleted text where one side is empty — except a short region that replaces
+    single characters one for one beside text only one side has (:func:`_grown_letter`),
+    which is one substituted name as a whole. The alignment's tail after its last strong
+    anchor is one moved gap when one side of it is mostly boilerplate that text added
+    (:func:`_added_tail`; tokens marked by :func:`_added_boilerplate`), and so is any region
+    where such boilerplate faces text of the other's own (:func:`_inserted_block`).
+    """
+    runs: list[list] = []  # [equal?, a_start, a_end, b_start, b_end], adjacent gaps merged
+    for tag, a0, a1, b0, b1 in token_alignment(a, b) if opcodes is None else opcodes:
+        equal = tag == "equal"
+        if runs and not equal and not runs[-1][0]:
+            runs[-1][2], runs[-1][4] = a1, b1
+        else:
+            runs.append([equal, a0, a1, b0, b1])
+
+    def gap(k0: int, k1: int) -> tuple:
+        """The gap from run ``k0`` to run ``k1`` (inclusive) with its surrounding tokens."""
+        a0, b0, a1, b1 = runs[k0][1], runs[k0][3], runs[k1][2], runs[k1][4]
+        last = k1 == len(runs) - 1
+        return (
+            list(a[a0:a1]),
+            list(b[b0:b1]),
+            a[a0 - 1] if k0 > 0 else None,
+            None if last else a[a1],
+            None if last else b[b1],
+        )
+
+    substituted: list[tuple] = []
+    moved: list[tuple] = []
+    last = len(runs)
+    tail = _added_tail(runs, a, b) if marked else last  # no added boilerplate: no footer
+    if tail < last:
+        gap_a, gap_b, *around = gap(tail, last - 1)
+        footer = [_Footer(t) if isinstance(t, _Added) else t for t in (*gap_a, *gap_b)]
+        moved.append((footer[: len(gap_a)], footer[len(gap_a) :], *around))
+        last = tail
+    k = 0
+    while k < last:
+        if runs[k][0]:
+            k += 1
+            continue
+        end = k  # the region's last gap: follow weak anchors between interior gaps
+        while (
+            k > 0
+            and end + 2 < len(runs) - 1
+            and runs[end + 1][2] - runs[end + 1][1] < MIN_ANCHOR
+            and not runs[end + 2][0]
+        ):
+            end += 2
+        whole = gap(k, end)
+        small, large = sorted((len(whole[0]), len(whole[1])))
+        if large > 2 * small and large > max_value_tokens:
+            moved.append(whole)
+        elif marked and _inserted_block(whole[0], whole[1]):
+            moved.append(whole)  # a header or an advertisement facing a lost passage
+        elif large - small >= 2 and large <= max_value_tokens and _grown_letter(runs, k, end, a, b):
+            substituted.append(whole)  # a name replaced by a longer one: 英文版 / 俄文、法文…版
+        else:
+            for g in range(k, end + 1, 2):
+                one = gap(g, g)
+                (substituted if one[0] and one[1] else moved).append(one)  # one-sided: inserted
+        k = end + 1
+    return substituted, moved
+
+
+def _added_tail(runs: list[list], a: Sequence[str], b: Sequence[str]) -> int:
+    """Where the alignment's tail starts (the run after its last aligned run of at least
+    ``MIN_ANCHOR`` tokens), when one text's tail is mostly boilerplate that it added
+    (:class:`_Added`): a truncated copy with a footer or an advertisement after the cut,
+    whose lost tail faces the added text; ``len(runs)`` otherwise."""
+    start = len(runs)
+    while start > 0 and not (
+        runs[start - 1][0] and runs[start - 1][2] - runs[start - 1][1] >= MIN_ANCHOR
+    ):
+        start -= 1
+    if start in (0, len(runs)):
+        return len(runs)
+    for side, (lo, hi) in ((a, (1, 2)), (b, (3, 4))):
+        tokens = side[runs[start][lo] : runs[-1][hi]]
+        if tokens and 2 * sum(isinstance(t, _Added) for t in tokens) > len(tokens):
+            return start
+    return len(runs)
+
+
+def _inserted_block(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
+    """One side of a region is mostly boilerplate that its text added (:class:`_Added`) and the
+    other side is text of its own: mostly not boilerplate, and none of it boilerplate that the
+    first text lacks. A header, an advertisement or a "阅读全文" inserted where the other text
+    has a passage of its own (a sentence the copy lost or moved), not a substituted value. Two
+    stories of one template differ by values that are common text on both sides (全国政协主席 /
+    全国人大常委会委员长, two lists of officials, a leader's titles / 国民经济和社会发展 in the
+    title of another book) or on neither (names, places: no boilerplate on either side)."""
+    if not gap_a or not gap_b:
+        return False
+    for added, text in ((gap_a, gap_b), (gap_b, gap_a)):
+        if (
+            2 * sum(isinstance(t, _Added) for t in added) > len(added)
+            and not any(isinstance(t, _Added) for t in text)
+            and 2 * sum(isinstance(t, _Common) for t in text) < len(text)
+        ):
+            return True
+    return False
+
+
+def _has_tail(a: Sequence[str], b: Sequence[str], opcodes: Any = None) -> bool:
+    """Whether the alignment of ``a`` and ``b`` (``opcodes``, when the caller made it) goes on
+    after its last aligned run of at least ``MIN_ANCHOR`` tokens (what :func:`_added_tail` can
+    read as a footer after a cut): a cheap test before the texts' boilerplate is looked for."""
+    ops = token_alignment(a, b) if opcodes is None else opcodes
+    for k in range(len(ops) - 1, -1, -1):
+        tag, a0, a1, _b0, _b1 = ops[k]
+        if tag == "equal" and a1 - a0 >= MIN_ANCHOR:
+            return k < len(ops) - 1
+    return False
+
+
+def _grown_letter(runs: list[list], k: int, end: int, a: Sequence[str], b: Sequence[str]) -> bool:
+    """The region of gaps ``k..end`` replaces single characters one for one (what alone reads
+    as a typo) next to text only one side has, and holds no digit: one name replaced by a
+    longer one or a list (英文版 / 俄文、法文、西班牙文版), not a typing error."""
+    replaced = inserted = False
+    for g in range(k, end + 1, 2):
+        ga, gb = a[runs[g][1] : runs[g][2]], b[runs[g][3] : runs[g][4]]
+        if any(_DIGIT.search(t) for t in (*ga, *gb)):
+            return False
+        if ga and gb:
+            if len(ga) != len(gb) or any(len(t) != 1 for t in (*ga, *gb)):
+                return False
+            replaced = True
+        else:
+            inserted = True
+    return replaced and inserted
+
+
+def _value_changes(
+    a: Sequence[str],
+    b: Sequence[str],
+    rule: CopyRule,
+    numbers: tuple[frozenset[str], frozenset[str]] | None = None,
+    *,
+    ordered: bool = False,
+    opcodes: Any = None,
+    marked: bool = False,
+) -> tuple[int, int, bool]:
+    """Substituted values between two token sequences: ``(numbers, names, hard)``.
+
+    Hard: a changed year, date, ordinal (第N, N次, N届), identifier (a number of 5 or more
+    digits) or code of letters and digits (U7T1), a day of the week or month replaced by
+    another (:func:`_day_replaced`) — another event or another record; also when each text
+    holds such a value the other lacks in a short moved phrase (3月9日上午 at the start of
+    one, 于3月11日下午 later in the other), which an inserted or deleted sentence is not; also
+    when both texts hold numbers the other lacks outside inserted or deleted passages
+    (:func:`_numbers_differ`). Numbers:
+    other changed figures (a figure only split or joined by punctuation, 4,372 / 4372, is
+    unchanged), and in a short text (under ``short_tokens`` tokens, where no value may change)
+    one word replaced by another (:func:`_replaced_word`). Names: a short
+    phrase (a name, a place, a title word) replaced — unless it is typing errors
+    (:func:`_typos`); between aligned runs, or at the start of a short alphabetic text (the
+    subject of a flash: "Union Pacific / Murphy raises crude oil postings"). Tokens of boilerplate one text added (:class:`_Added`, marked by
+    :func:`_added_boilerplate`): when the tail of the alignment is mostly such text
+    (:func:`_added_tail`), the tail is a cut text facing an added footer, not a row of
+    substitutions, and the footer's numbers are those of an inserted passage (a date or year
+    outside it still counts); a region where it faces text of the other's own is an inserted
+    block (:func:`_inserted_block`). ``ordered``: ``b`` is already in ``a``'s order
+    (:func:`_put_in_order`); ``opcodes``: the alignment of ``a`` and ``b`` (:func:`token_alignment`),
+    when the caller made it; ``marked``: the tokens carry their boilerplate marks (without
+    them neither a footer nor an inserted block can be found, and neither is looked for).
+    """
+    changes, names, hard = 0, 0, False
+    short = min(len(a), len(b)) < rule.short_tokens  # a word replaced there is a value
+    na, nb = numbers if numbers is not None else (_numbers(a), _numbers(b))
+    if not ordered:
+        b, _order = _put_in_order(a, b)
+    digits = bool(na or nb)  # without any, only names can change (the common case)
+    substituted, moved = _segments(a, b, rule.max_value_tokens, opcodes, marked=marked)
+    for gap_a, gap_b, before, after_a, after_b in substituted:
+        if "".join(gap_a) == "".join(gap_b):
+            continue  # a word split or joined by a space or a mark
+        interior = before is not None and after_a is not None
+        nums_a = [t for t in gap_a if _DIGIT.search(t)] if digits else []
+        nums_b = [t for t in gap_b if _DIGIT.search(t)] if digits else []
+        if nums_a and nums_b:
+            if "".join(nums_a) == "".join(nums_b):
+                continue
+            changes += interior
+            hard = hard or bool(_dated(gap_a, before, after_a) | _dated(gap_b, before, after_b))
+        elif _day_replaced(gap_a, gap_b, before):
+            hard = True
+        elif (interior or (short and after_a is not None and _alphabetic(gap_a, gap_b))) and (
+            2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens
+        ):
+            names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
+        elif len(gap_a) == len(gap_b) == 1 and short:  # sun / phillips raises crude postings
+            changes += _replaced_word(gap_a[0], gap_b[0])
+    if not digits:
+        return changes, names, hard
+    moved_a: set[str] = set()
+    moved_b: set[str] = set()
+    passage_a: set[str] = set()  # numbers in passages one text inserted or deleted
+    passage_b: set[str] = set()
+    for gap_a, gap_b, before, after_a, after_b in moved:
+        dated_a = _dated(gap_a, before, after_a) - _boilerplate_of(gap_a)
+        dated_b = _dated(gap_b, before, after_b) - _boilerplate_of(gap_b)
+        hard = hard or bool(dated_a - nb and dated_b - na)  # a date rewritten in place
+        if len(gap_a) <= rule.max_value_tokens:
+            moved_a |= dated_a
+        else:
+            passage_a |= _numbers(gap_a)
+        if len(gap_b) <= rule.max_value_tokens:
+            moved_b |= dated_b
+        else:
+            passage_b |= _numbers(gap_b)
+        passage_a |= _boilerplate_of(gap_a)
+        passage_b |= _boilerplate_of(gap_b)
+    hard = hard or bool(moved_a - nb and moved_b - na)
+    return changes, names, hard or _numbers_differ(na, nb, passage_a, passage_b)
+
+
+def _with_boilerplate(
+    a: Sequence[str],
+    b: Sequence[str],
+    rule: CopyRule,
+    numbers: tuple[frozenset[str], frozenset[str]],
+    masks: tuple[list[bool] | None, list[bool] | None],
+    opcodes: Any = None,
+) -> tuple[int, int, bool] | None:
+    """:func:`_value_changes` of ``a`` and ``b`` (``b`` in ``a``'s order; ``opcodes``: their
+    alignment, when the caller made it) read with each text's boilerplate (``masks``:
+    :meth:`Boilerplate.tokens`), or None when neither text added any: the reading would then be
+    the one without it (only added boilerplate changes a verdict)."""
+    if masks == (None, None):
+        return None
+    if opcodes is None:  # marking tokens keeps them equal: one alignment serves both readings
+        opcodes = token_alignment(a, b)
+    a, b, added = _added_boilerplate(a, b, *masks, opcodes)
+    if not added:
+        return None
+    return _value_changes(a, b, rule, numbers, ordered=True, opcodes=opcodes, marked=True)
+
+
+def _dated(gap: Sequence[str], before: str | None, after: str | None) -> set[str]:
+    """The years, dates, ordinals and identifiers (5 or more characters) in a gap; a number is
+    read with the tokens around it (:func:`token_flags`)."""
+    from .._tokenkernels import TOKEN_BEFORE_DATE, TOKEN_DATED, TOKEN_DIGIT, TOKEN_UNIT
+
+    found = set()
+    for k, t in enumerate(gap):
+        flags = token_flags(t)
+        if flags & TOKEN_DIGIT:
+            prev = gap[k - 1] if k else before
+            nxt = gap[k + 1] if k + 1 < len(gap) else after
+            if (
+                flags & TOKEN_DATED
+                or (nxt is not None and token_flags(nxt) & TOKEN_UNIT)
+                or (prev is not None and token_flags(prev) & TOKEN_BEFORE_DATE)
+            ):
+                found.add(t)
+    return found
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+_WEEKDAY_SHORT = {
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+}
+
+
+_FULL_MONTHS = sorted(m for m in _MONTHS if len(m) > 4 or m in ("may", "june", "july"))
+
+
+_CALENDAR = {
+    **{day: day for day in _WEEKDAYS},
+    **_WEEKDAY_SHORT,
+    **{m: next(f for f in _FULL_MONTHS if f.startswith(m)) for m in _MONTHS},
+}
+
+
+def _day_replaced(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None) -> bool:
+    """One day of the week or month put in place of another (Monday / Sunday, Tues / Fri,
+    May / June; Oct and October are one month): another date, however alike the two are
+    spelled. In Chinese, one of 一…六, 日, 天 after 期, 拜 or 周 (星期一 / 星期三, 周五 / 周日;
+    日 and 天 are both Sunday) — read without the character before 期, so a count after it
+    (为期一天 / 为期三天) counts too: another event as well, not a copy's edit."""
+    if len(gap_a) != 1 or len(gap_b) != 1:
+        return False
+    x, y = _CALENDAR.get(gap_a[0]), _CALENDAR.get(gap_b[0])
+    if x is not None and y is not None:
+        return x != y
+    days = {gap_a[0], gap_b[0]}
+    return before in _CJK_WEEK and days <= _CJK_WEEKDAYS and days != {"日", "天"}  # both Sunday
+
+
+def _replaced_word(x: str, y: str) -> bool:
+    """One word put in place of another: two words of letters (``TOKEN_WORD``), neither a
+    function word, neither the start of the other and spelled unalike (normalised Levenshtein
+    similarity under one half), the shorter not its abbreviation (its letters in order, from the
+    same first one: pct / percent, mln / million, ltd / limited) — not a misspelling, an
+    inflection, an abbreviation or a swapped function word. In a short text it is a changed
+    value (the company of another flash: "Sun raises crude postings" / "Phillips raises crude
+    postings"); in a long one an edit (a headline's "breakneck" / "rapid"), not looked at. A
+    one-for-one CJK character is another matter: a typo unless it is part of a longer change
+    (:func:`_typos`)."""
+    from rapidfuzz.distance import Levenshtein
+
+    from .._tokenkernels import TOKEN_WORD
+
+    if not token_flags(x) & token_flags(y) & TOKEN_WORD:
+        return False
+    if x in _FUNCTION_WORDS or y in _FUNCTION_WORDS or x.startswith(y) or y.startswith(x):
+        return False
+    short, long = sorted((x, y), key=len)
+    if short[0] == long[0] and _in_order(short, long):
+        return False
+    return Levenshtein.normalized_similarity(x, y) < 0.5
+
+
+def _alphabetic(*gaps: Sequence[str]) -> bool:
+    """Whether the tokens of ``gaps`` are all words of letters (no CJK character, no digit)."""
+    return all(t.isalpha() and not _CJK_TOKEN.fullmatch(t) for gap in gaps for t in gap)
+
+
+def _in_order(short: str, long: str) -> bool:
+    """Whether the letters of ``short`` occur in ``long`` in order (an abbreviation of it)."""
+    rest = iter(long)
+    return all(c in rest for c in short)
+
+
+def _typos(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
+    """Characters replaced one for one, where each run of adjacent replaced characters is a
+    single character or homophones throughout (合力 / 和利, 地制 / 得治: what a pinyin input
+    method gets wrong); 安阳 / 银川 is a replaced name."""
+    if len(gap_a) != len(gap_b) or not all(len(t) == 1 for t in (*gap_a, *gap_b)):
+        return False
+    runs: list[tuple[str, str]] = []
+    run_a, run_b = "", ""
+    for x, y in zip(gap_a, gap_b, strict=True):
+        if x != y:
+            run_a, run_b = run_a + x, run_b + y
+        elif run_a:
+            runs.append((run_a, run_b))
+            run_a, run_b = "", ""
+    if run_a:
+        runs.append((run_a, run_b))
+    return all(len(x) == 1 or misheard(x, y) <= len(x) // 2 for x, y in runs)

@@ -1,0 +1,415 @@
+"""The copy rule on many pairs at once (:func:`judge_pairs`): compiled bounds and one vectorised
+alignment call decide most pairs; the value test (:func:`_value_verdicts`) reads the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..compiling import few_pairs
+from ..readings import heard_codes
+from .align import _MAY_MOVE, _aligned_in_order, _canonical, _matched_tokens, _permuted
+from .boilerplate import Boilerplate
+from .rule import HEARD_FLOOR, CopyRule, CopyVerdict, Verdicts
+from .tokens import _numbers, _week_codes, number_keys, token_codes, tokenize
+from .values import _has_tail, _value_changes, _with_boilerplate
+
+
+def judge(a: str, b: str, rule: CopyRule) -> CopyVerdict:
+    """The verdict on two compared texts, measured on their tokens alone."""
+    return judge_pairs([a, b], np.array([0]), np.array([1]), rule, prune=False)[0]
+
+
+def judge_pairs(
+    texts: Sequence[str],
+    left: np.ndarray,
+    right: np.ndarray,
+    rule: CopyRule,
+    *,
+    token_rule: np.ndarray | None = None,
+    gram_containment: np.ndarray | None = None,
+    gram_coverage: np.ndarray | None = None,
+    workers: int = 1,
+    prune: bool = True,
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    bags: np.ndarray | None = None,
+    boilerplate: Boilerplate | None = None,
+) -> Verdicts:
+    """The verdict on each pair of compared texts ``(texts[left[k]], texts[right[k]])``.
+
+    Pairs under ``token_rule`` (default: the shorter text has fewer than ``short_tokens``
+    tokens) must be near-identical as token sequences and may change no value; the others are
+    measured by ``gram_containment``/``gram_coverage`` (rare-gram sets, given by the caller) or,
+    when those are not given, by token alignment. Tokens are hashed by a compiled tokenizer;
+    alignment lengths come from one vectorised rapidfuzz call (on ``workers`` threads) for the
+    pairs whose bags of tokens overlap enough (a compiled bound; with ``prune`` off every pair
+    is aligned, so that the similarity of a rejected pair is exact too); only pairs whose shape
+    passes are tested for value changes (:func:`_value_verdicts`). A pair under the token rule
+    whose shape fails is aligned again on readings (:func:`_heard_tokens`). ``tokens``: the
+    :func:`token_codes` of ``texts``, and ``bags`` their hashes sorted per text, when the
+    caller keeps them. ``boilerplate``: the corpus's common text, which the value test of
+    pairs not under the token rule leaves out (:class:`Boilerplate`).
+    """
+    left = np.asarray(left, np.int64)
+    right = np.asarray(right, np.int64)
+    n = len(left)
+    if not n:
+        return Verdicts.empty()
+    from .._kernels import sort_per_doc
+
+    tokens = token_codes(texts) if tokens is None else tokens
+    codes, offsets, _flags = tokens
+    bags = sort_per_doc(codes, offsets) if bags is None else bags
+    sizes = np.diff(offsets)
+    la, lb = sizes[left].astype(np.float64), sizes[right].astype(np.float64)
+    short_len, long_len = np.minimum(la, lb), np.maximum(la, lb)
+    strict = short_len < rule.short_tokens if token_rule is None else np.asarray(token_rule, bool)
+    bound_ok = _bag_bound(bags, offsets, left, right, short_len, long_len, rule)
+    aligned = ~strict | bound_ok | (not prune)
+    matched = np.zeros(n)
+    align = np.flatnonzero(aligned)
+    matched[align] = _matched_tokens(codes, offsets, left[align], right[align], workers)
+    containment, coverage = _shares(
+        matched, short_len, long_len, strict, gram_containment, gram_coverage
+    )
+    shape = _shape(containment, coverage, short_len, strict, rule)
+    need = _heard_need(long_len, rule)
+    retry = np.flatnonzero(strict & ~shape & (short_len >= need))
+    if len(retry):  # typos in a short text: characters that read alike count as matched
+        heard = _heard_tokens(
+            tokens, bags, left[retry], right[retry], long_len[retry], need[retry], prune=prune
+        )
+        shape[retry] = heard >= need[retry]
+        late = retry[shape[retry] & ~aligned[retry]]  # a copy's similarity is always measured
+        if len(late):
+            matched[late] = _matched_tokens(codes, offsets, left[late], right[late], workers)
+            containment, coverage = _shares(
+                matched, short_len, long_len, strict, gram_containment, gram_coverage
+            )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sim = np.nan_to_num(2 * matched / (la + lb))
+    changes, hard, ok = _value_verdicts(
+        texts,
+        left,
+        right,
+        np.flatnonzero(shape),
+        strict,
+        rule,
+        matched >= short_len,
+        tokens,
+        boilerplate,
+        unmatched=long_len - matched if prune else None,
+    )
+    return Verdicts(
+        np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
+    )
+
+
+def _shares(
+    matched: np.ndarray,
+    short_len: np.ndarray,
+    long_len: np.ndarray,
+    strict: np.ndarray,
+    gram_containment: np.ndarray | None,
+    gram_coverage: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Containment (of the shorter) and coverage (of the longer) of each pair: of the aligned
+    tokens, or of the rare grams where the caller gives them and the pair is not strict."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        containment = np.nan_to_num(matched / short_len)
+        coverage = np.nan_to_num(matched / long_len)
+    if gram_containment is not None and gram_coverage is not None:
+        containment = np.where(strict, containment, gram_containment)
+        coverage = np.where(strict, coverage, gram_coverage)
+    return containment, coverage
+
+
+def _shape(
+    containment: np.ndarray,
+    coverage: np.ndarray,
+    short_len: np.ndarray,
+    strict: np.ndarray | bool,
+    rule: CopyRule,
+) -> np.ndarray:
+    """Whether each pair has the shape of a copy: near-identical as a whole, or the shorter
+    text (of at least ``min_contained_tokens``) contained in the longer, covering enough of it."""
+    contained = (short_len >= rule.min_contained_tokens) & (coverage >= rule.coverage)
+    return (
+        (coverage >= rule.short_similarity)
+        | (contained & (containment >= np.where(strict, rule.short_containment, rule.containment)))
+    ) & (short_len > 0)
+
+
+def _heard_tokens(
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray],
+    bags: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    long_len: np.ndarray,
+    need: np.ndarray,
+    *,
+    prune: bool = True,
+) -> np.ndarray:
+    """Tokens each pair's longest common subsequence matches when every CJK character stands for
+    its (fuzzy, toneless) reading: 星期天间 / 星期天见, 我门 / 我们 — a learner's or a pinyin
+    input method's typos in a sentence too short to hide them. A pair gets 0 unless at least
+    ``HEARD_FLOOR`` of the longer text's tokens are in both as written (typos that read alike
+    are a minority; 伟大的诠释 / 伟大的公司 is another phrase); with ``prune``, also unless
+    their bags of readings share at least ``need`` tokens (a bound of the alignment)."""
+    from .._kernels import sort_per_doc
+    from .._pairkernels import common_counts
+    from ..arrays import gather
+
+    codes, offsets, _flags = tokens
+    floor = _heard_floor(long_len)
+    out = np.zeros(len(left))
+    written = np.flatnonzero(
+        common_counts(bags, offsets, bags[:0], offsets, left, right, floor, 0) >= 0
+    )
+    if not len(written):
+        return out
+    left, right, need = left[written], right[written], need[written]
+    docs, local = np.unique(np.concatenate([left, right]), return_inverse=True)
+    sub_codes, sub_off = gather(codes, offsets[docs], np.diff(offsets)[docs])
+    heard = heard_codes(sub_codes)
+    sub_left, sub_right = local[: len(left)], local[len(left) :]
+    least = need.astype(np.int64) if prune else np.zeros(len(left), np.int64)
+    bags = sort_per_doc(heard, sub_off)
+    rows = np.flatnonzero(
+        common_counts(bags, sub_off, bags[:0], sub_off, sub_left, sub_right, least, 0) >= 0
+    )
+    if len(rows):
+        out[written[rows]] = _matched_tokens(heard, sub_off, sub_left[rows], sub_right[rows], 1)
+    return out
+
+
+def substituted(
+    texts: Sequence[str],
+    left: np.ndarray,
+    right: np.ndarray,
+    rule: CopyRule,
+    *,
+    coverage: float,
+    short_strict: bool = True,
+) -> np.ndarray:
+    """Which pairs ``(texts[left[k]], texts[right[k]])`` are *versions of one passage with other
+    values*: their token alignment covers at least ``coverage`` of the longer text, and it
+    changes a year, date, ordinal or identifier, a name, or more than ``max_value_changes``
+    values (:func:`_value_changes`) — with ``short_strict``, any value when the shorter has
+    fewer than ``short_tokens`` tokens, as the copy rule allows none there (a short paragraph
+    with another figure is then no copy and no version: the paragraph method counts such a
+    version as a copy that changes one value). Two stories built from one template hold such paragraphs
+    (the same ceremony paragraph with other leaders, the same meeting paragraph of another
+    year); a copy does not. A compiled bag bound drops most pairs before any alignment."""
+    left = np.asarray(left, np.int64)
+    right = np.asarray(right, np.int64)
+    out = np.zeros(len(left), np.bool_)
+    if not len(left):
+        return out
+    from .._kernels import sort_per_doc
+    from .._pairkernels import common_counts
+
+    tokens = token_codes(texts)
+    codes, offsets, _flags = tokens
+    bags = sort_per_doc(codes, offsets)
+    sizes = np.diff(offsets)
+    long_len = np.maximum(sizes[left], sizes[right]).astype(np.float64)
+    need = np.maximum(np.ceil(coverage * long_len - 1e-9), 1).astype(np.int64)
+    maybe = common_counts(bags, offsets, bags[:0], offsets, left, right, need, 0) >= 0
+    rows = np.flatnonzero(maybe & (np.minimum(sizes[left], sizes[right]) > 0))
+    if not len(rows):
+        return out
+    matched = np.zeros(len(left))
+    matched[rows] = _matched_tokens(codes, offsets, left[rows], right[rows], 1)
+    rows = rows[matched[rows] >= coverage * long_len[rows] - 1e-9]
+    # max_value_changes values allowed, as for copies; none in a short passage, as for copies
+    strict = (np.minimum(sizes[left], sizes[right]) < rule.short_tokens) & short_strict
+    within = matched >= np.minimum(sizes[left], sizes[right])
+    _changes, _hard, ok = _value_verdicts(texts, left, right, rows, strict, rule, within, tokens)
+    out[rows] = ~ok[rows]
+    return out
+
+
+def _bag_bound(
+    bags: np.ndarray,
+    offsets: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    short_len: np.ndarray,
+    long_len: np.ndarray,
+    rule: CopyRule,
+) -> np.ndarray:
+    """Which pairs may pass: the tokens both texts hold (as bags) bound the alignment, and most
+    pairs fail on that alone (a compiled count that stops once the need is met)."""
+    from .._pairkernels import common_counts
+
+    least = _aligned_need(short_len, long_len, rule)
+    return common_counts(bags, offsets, bags[:0], offsets, left, right, least, 0) >= 0
+
+
+def _aligned_need(short_len: np.ndarray, long_len: np.ndarray, rule: CopyRule) -> np.ndarray:
+    """Tokens a pair under the short-text rule must match to have the shape of a copy
+    (:func:`_shape` on aligned tokens): near-identical, or contained and covering enough."""
+    need = np.minimum(
+        np.ceil(rule.short_similarity * long_len - 1e-9),
+        np.where(
+            short_len >= rule.min_contained_tokens,
+            np.ceil(
+                np.maximum(rule.coverage * long_len, rule.short_containment * short_len) - 1e-9
+            ),
+            np.inf,
+        ),
+    )
+    return np.maximum(need, 1).astype(np.int64)
+
+
+def _heard_need(long_len: np.ndarray, rule: CopyRule) -> np.ndarray:
+    """Tokens a pair must match on readings (:func:`_heard_tokens`) to be a copy."""
+    return np.maximum(np.ceil(rule.heard_similarity * long_len - 1e-9), 1)
+
+
+def _heard_floor(long_len: np.ndarray) -> np.ndarray:
+    """Tokens a pair must hold alike as written before it is aligned on readings."""
+    return np.maximum(np.ceil(HEARD_FLOOR * long_len - 1e-9), 1).astype(np.int64)
+
+
+def strict_least(short_len: np.ndarray, long_len: np.ndarray, rule: CopyRule) -> np.ndarray:
+    """The fewest tokens two texts judged by the short-text rule must hold in common (as bags
+    of token hashes, repeats counted) for :func:`judge_pairs` to find a copy with ``prune``:
+    what the alignment needs (:func:`_bag_bound`) or, where the lengths allow the retry on
+    readings, the floor of that retry. A batch drops pairs below it before it tokenizes them."""
+    short_len = np.asarray(short_len, np.float64)
+    long_len = np.asarray(long_len, np.float64)
+    least = _aligned_need(short_len, long_len, rule)
+    heard = short_len >= _heard_need(long_len, rule)
+    return np.where(heard, np.minimum(least, _heard_floor(long_len)), least)
+
+
+def _value_verdicts(
+    texts: Sequence[str],
+    left: np.ndarray,
+    right: np.ndarray,
+    shaped: np.ndarray,
+    strict: np.ndarray,
+    rule: CopyRule,
+    within: np.ndarray,
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    boilerplate: Boilerplate | None = None,
+    *,
+    unmatched: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Value changes, hard changes and the verdict of the pairs ``shaped`` (whose shape passed):
+    each aligned in full, in canonical order, to look for substituted values, unless it is one
+    of two kinds whose outcome is known without the alignment.
+
+    Two kinds of pair need no alignment in Python:
+
+    - ``within``: the shorter token sequence is a subsequence of the longer (its alignment
+      matched every token of it). Such a pair differs only by inserted text: no gap has tokens
+      on both sides, and neither text holds a number the other lacks, so no value can have
+      changed.
+    - given the texts' :func:`token_codes` as ``tokens``, pairs that differ in one replaced
+      token (a counter at the end of a repost, a typo): decided by a compiled test
+      (:func:`neardup._tokenkernels.one_replaced`) that gives the outcome of the alignment.
+
+    Property tests check both against the full alignment. With ``boilerplate``, the pairs
+    aligned in Python that are not ``strict`` leave the texts' boilerplate out of it.
+
+    Given ``unmatched`` (per pair, the tokens of the longer text outside its longest common
+    subsequence with the shorter), a pair whose numbers differ as a whole
+    (:func:`_numbers_differ`) is rejected without its alignment when no passage can be long
+    enough to hold numbers that do not count (:func:`_without_passages`) and no second reading
+    with boilerplate can follow: a hard change, as the alignment would find, decided by a
+    compiled test (:func:`_numbers_differ_unaligned`) — 112 thousand of the 177 thousand pairs
+    of 20,000 templated messages ("李娜在8日参加了…第8届运动会并获得6枚奖牌") that reached
+    Python. Their value-change count is left at 0 (only ``compare``, which passes no
+    ``unmatched``, reports it)."""
+    n = len(left)
+    changes = np.zeros(n, np.int64)
+    hard = np.zeros(n, np.bool_)
+    ok = np.zeros(n, np.bool_)
+    ok[shaped[within[shaped]]] = True
+    rest = shaped[~within[shaped]]
+    compiled = tokens is not None and not few_pairs(len(rest))  # else the alignment decides
+    if compiled and len(rest):
+        from .._tokenkernels import one_replaced
+
+        handled, changed, dated = one_replaced(
+            *tokens, left[rest], right[rest], *_MAY_MOVE, *_week_codes()
+        )
+        done = rest[handled]
+        changes[done] = changed[handled]
+        hard[done] = dated[handled]
+        allowed = np.where(strict[done], 0, rule.max_value_changes)
+        ok[done] = ~hard[done] & (changes[done] <= allowed)
+        rest = rest[~handled]
+    if compiled and unmatched is not None and len(rest):
+        final = strict if boilerplate is not None else np.ones(n, np.bool_)  # no second reading
+        differ = _numbers_differ_unaligned(tokens, left, right, rest, final, unmatched, rule)
+        hard[rest[differ]] = True  # what the alignment would find: ok stays False
+        rest = rest[~differ]
+    found: dict[int, tuple[list[str], frozenset[str]]] = {}
+    common: dict[int, list[bool] | None] = {}
+    for k in rest.tolist():
+        for i in (left[k], right[k]):
+            if i not in found:
+                words = tokenize(texts[i])
+                found[i] = words, _numbers(words)
+        i, j = _canonical(left[k], right[k], texts, found)
+        (ta, na), (tb, nb) = found[i], found[j]
+        tb, order, ops = _aligned_in_order(ta, tb)
+        allowed = 0 if strict[k] else rule.max_value_changes
+        numbers, names, hard[k] = _value_changes(ta, tb, rule, (na, nb), ordered=True, opcodes=ops)
+        ok[k] = not hard[k] and names == 0 and numbers <= allowed
+        reread = boilerplate is not None and not strict[k]
+        if not ok[k] and reread and (names or _has_tail(ta, tb, ops)):
+            for d in (i, j):  # a footer, header or advertisement? (boilerplate read when needed)
+                if d not in common:
+                    common[d] = boilerplate.tokens(texts[d])
+            again = _with_boilerplate(
+                ta, tb, rule, (na, nb), (common[i], _permuted(common[j], order)), ops
+            )
+            if again is not None and not again[2] and again[1] == 0 and again[0] <= allowed:
+                numbers, names, hard[k], ok[k] = *again, True
+        changes[k] = numbers + names
+    return changes, hard, ok
+
+
+def _numbers_differ_unaligned(
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray],
+    left: np.ndarray,
+    right: np.ndarray,
+    rows: np.ndarray,
+    final: np.ndarray,
+    unmatched: np.ndarray,
+    rule: CopyRule,
+) -> np.ndarray:
+    """Which pairs ``rows`` are hard changes without their alignment: ``final`` ones (no reading
+    with boilerplate can follow their verdict) where no passage can hold numbers that do not
+    count (:func:`_without_passages`) and the numbers differ as a whole (:func:`_numbers_differ`,
+    compiled over :func:`number_keys`)."""
+    from .._tokenkernels import numbers_differ
+
+    out = np.zeros(len(rows), np.bool_)
+    eligible = np.flatnonzero(final[rows] & _without_passages(unmatched[rows], rule))
+    if not len(eligible):
+        return out
+    pairs = rows[eligible]
+    docs = np.unique(np.concatenate([left[pairs], right[pairs]]))
+    keys, offsets = number_keys(tokens, docs)
+    out[eligible] = numbers_differ(
+        keys, offsets, np.searchsorted(docs, left[pairs]), np.searchsorted(docs, right[pairs])
+    )
+    return out
+
+
+def _without_passages(unmatched: np.ndarray, rule: CopyRule) -> np.ndarray:
+    """Whether an alignment that leaves at most ``unmatched`` tokens of each text outside it can
+    hold no moved, inserted or deleted passage longer than ``max_value_tokens`` — the passages
+    whose numbers :func:`_numbers_differ` does not count. A one-sided gap holds unmatched tokens
+    only; a lopsided region (:func:`_segments`) with ``w`` tokens of weak anchors and ``u`` and
+    ``v`` unmatched ones on its sides is longer than twice its other side only if ``u > 2v +
+    w``, so its length ``u + w`` stays under ``2u``. Putting moved passages back in order
+    (:func:`_put_in_order`) only ever matches more."""
+    return 2 * unmatched <= rule.max_value_tokens
