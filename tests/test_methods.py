@@ -1783,6 +1783,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     from neardup.copyrule import token_codes
     from neardup.copyrule.align import _MAY_MOVE
     from neardup.copyrule.tokens import _week_codes
+    from neardup.copyrule.values import opposite_codes
 
     frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"
     texts = [
@@ -1797,17 +1798,52 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
         "我 们 一 起 去 看 了 电 视",
         "去 看 电 影",  # too short for a moved passage
         "去 看 电 视",
+        frame.replace("真", "假"),  # a character and its opposite: left to the alignment
     ]
     handled, changed, hard = one_replaced(
         *token_codes(texts),
-        np.array([0, 6, 3, 6, 7, 0, 9]),
-        np.array([1, 2, 4, 5, 8, 2, 10]),
+        np.array([0, 6, 3, 6, 7, 0, 9, 6]),
+        np.array([1, 2, 4, 5, 8, 2, 10, 11]),
         *_MAY_MOVE,
         *_week_codes(),
+        opposite_codes(),
     )
-    assert handled.tolist() == [True, True, True, False, False, False, True]
-    assert changed.tolist() == [False, False, True, False, False, False, False]
-    assert hard.tolist() == [False, False, True, False, False, False, False]
+    assert handled.tolist() == [True, True, True, False, False, False, True, False]
+    assert changed.tolist() == [False, False, True, False, False, False, False, False]
+    assert hard.tolist() == [False, False, True, False, False, False, False, False]
+
+
+def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement():
+    """Copy rule 18: 希望是真的 / 希望是假的, 男神 / 女神, 早安 / 晚安 — one character replaced by
+    its opposite — are other statements, in a short text or a long one, decided alike by the
+    alignment (``compare``) and by a batch's compiled test of one replaced token; a typo of one
+    character, and 买 / 卖 (they read alike: an input method's swap), stay copies."""
+    from neardup.copyrule import CopyRule, judge, judge_pairs
+
+    long = "。".join(PARA)
+    cases = [
+        ("希望是假的", "希望是真的", False),
+        ("男神，生日快乐！", "女神生日快乐！", False),
+        ("权志龙早安", "权志龙晚安", False),
+        ("中国式喜剧", "中国式悲剧", False),
+        (long, long.replace("较快增长", "较慢增长", 1), False),  # a long story: 快 / 慢
+        ("我们一起去看了这部电影真的很好看", "我们一起去看了这部电店真的很好看", True),  # a typo
+        ("周末去超市买了很多水果", "周末去超市卖了很多水果", True),  # mai / mai: read alike
+    ]
+    assert "较快增长" in long
+    rule = CopyRule()
+    texts = [t for pair in cases for t in pair[:2]]
+    left = np.arange(0, len(texts), 2)
+    right = left + 1
+    for copy, (x, y, want) in zip(
+        judge_pairs(texts, left, right, rule).copy.tolist(), cases, strict=True
+    ):
+        assert copy == want == judge(x, y, rule).copy, (x[:20], y[:20])
+    # many pairs at once: the batch's compiled shortcuts decide them, with the same verdicts
+    many = texts * 80  # past PAIRS_FROM (500)
+    left_many = np.arange(0, len(many), 2)
+    batch = judge_pairs(many, left_many, left_many + 1, rule)
+    assert batch.copy.tolist() == [want for _x, _y, want in cases] * 80
 
 
 @given(st.lists(SHORT, min_size=1, max_size=9), st.lists(st.integers(1, 4), min_size=1))

@@ -388,7 +388,14 @@ def _holds(values, x):
 
 
 @numba.njit(cache=True, nogil=True)
-def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, weekdays):
+def _in_sorted(values, x):
+    """Whether ``x`` is one of the sorted ``values``."""
+    at = np.searchsorted(values, x)
+    return at < values.shape[0] and values[at] == x
+
+
+@numba.njit(cache=True, nogil=True)
+def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, weekdays, opposite):
     """The value test of the copy rule (:func:`neardup.copyrule.values._value_changes`) for pairs whose
     token sequences differ in one token replaced by another, and its outcome: ``(handled,
     changed, hard)`` per pair.
@@ -399,7 +406,9 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
     is that substitution), and they are not two words (``TOKEN_WORD``: whether two words are
     spelled alike is read in Python, :func:`neardup.copyrule.values._replaced_word`; a month name
     counts as a word), and not two days of the week after a token of ``week`` (codes of 期,
-    拜, 周; days: ``weekdays``), which :func:`neardup.copyrule.values._day_replaced` reads. Then a
+    拜, 周; days: ``weekdays``), which :func:`neardup.copyrule.values._day_replaced` reads, nor
+    two characters of ``opposite`` (sorted codes), which may be a character and its opposite,
+    :func:`neardup.copyrule.values._reversed`. Then a
     value changed when both replaced tokens hold a digit and ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
     the change is hard when both hold a digit and one is a year or identifier, or the token
     after is a date unit, or the one before a month or 第.
@@ -438,6 +447,8 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
             and _holds(weekdays, x)
             and _holds(weekdays, y)
         ):
+            continue
+        if _in_sorted(opposite, x) and _in_sorted(opposite, y):
             continue
         handled[k] = True
         if not (fx & TOKEN_DIGIT and fy & TOKEN_DIGIT):

@@ -5,7 +5,10 @@ days, words — or as typing errors (:func:`_value_changes`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from ..readings import misheard
 from .align import _put_in_order, token_alignment
@@ -255,6 +258,8 @@ def _value_changes(
             hard = hard or bool(_dated(gap_a, before, after_a) | _dated(gap_b, before, after_b))
         elif _day_replaced(gap_a, gap_b, before):
             hard = True
+        elif _reversed(gap_a, gap_b):
+            names += 1  # 希望是真的 / 希望是假的, 男神 / 女神: another statement
         elif (interior or (short and after_a is not None and _alphabetic(gap_a, gap_b))) and (
             2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens
         ):
@@ -363,6 +368,52 @@ def _day_replaced(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None
         return x != y
     days = {gap_a[0], gap_b[0]}
     return before in _CJK_WEEK and days <= _CJK_WEEKDAYS and days != {"日", "天"}  # both Sunday
+
+
+# Characters whose opposite put in their place makes another statement (希望是真的 / 希望是假的,
+# 男神 / 女神, 早安 / 晚安, 可爱 / 可恨, 喜剧 / 悲剧, 左下角 / 右下角), not a typing error:
+# common single-character antonyms (反义词) of everyday Chinese, written down by hand, not
+# drawn from any corpus. Pairs that read or look alike (买 / 卖) are left out where they are
+# used (:func:`_opposites`): an input method swaps those.
+_OPPOSITE_PAIRS = (
+    "真假 真伪 男女 好坏 大小 多少 上下 左右 前后 先后 东西 南北 里外 内外 进出 开关 高低 "
+    "长短 新旧 早晚 胜负 赢输 增减 涨跌 升降 快慢 冷热 轻重 远近 深浅 粗细 胖瘦 强弱 美丑 "
+    "对错 爱恨 哭笑 喜悲 生死 老少 古今 正反 黑白 明暗 干湿 苦甜 贫富 穷富 成败 得失 收支 "
+    "借还 问答 始终 首尾 头尾 加减 褒贬 宽窄 松紧 厚薄 软硬 动静 忙闲 饱饿 香臭 亮暗 晴阴 "
+    "主客 攻守 敌友 公私 起落 存亡 去留 离合 聚散 同异 有无 买卖"
+)
+
+
+@lru_cache(maxsize=1)
+def _opposites() -> frozenset[tuple[str, str]]:
+    """The pairs of :data:`_OPPOSITE_PAIRS` in both orders, without those whose characters
+    share a reading (fuzzy, toneless) or a shape (:func:`neardup.readings.misheard`)."""
+    found: set[tuple[str, str]] = set()
+    for x, y in _OPPOSITE_PAIRS.split():
+        if misheard(x, y):
+            found |= {(x, y), (y, x)}
+    return frozenset(found)
+
+
+def _reversed(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
+    """A character put in place of its opposite (:func:`_opposites`), one for one: another
+    statement, in a short text or a long one, where any other character replaced one for one
+    reads as a typo (:func:`_typos`)."""
+    if len(gap_a) != len(gap_b):
+        return False
+    opposites = _opposites()
+    return any((x, y) in opposites for x, y in zip(gap_a, gap_b, strict=True))
+
+
+@lru_cache(maxsize=1)
+def opposite_codes() -> np.ndarray:
+    """The token codes of the characters of :func:`_opposites`, sorted: the compiled test of a
+    pair that differs in one token (:func:`neardup._tokenkernels.one_replaced`) leaves a pair
+    of two of them to :func:`_value_changes`."""
+    from .tokens import token_codes
+
+    chars = sorted({x for x, _y in _opposites()})
+    return np.sort(token_codes(chars)[0])
 
 
 def _replaced_word(x: str, y: str) -> bool:

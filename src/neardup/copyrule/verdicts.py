@@ -13,7 +13,7 @@ from .align import _MAY_MOVE, _aligned_in_order, _canonical, _matched_tokens, _p
 from .boilerplate import Boilerplate
 from .rule import HEARD_FLOOR, CopyRule, CopyVerdict, Verdicts
 from .tokens import _numbers, _week_codes, number_keys, token_codes, tokenize
-from .values import _has_tail, _value_changes, _with_boilerplate
+from .values import _has_tail, _value_changes, _with_boilerplate, opposite_codes
 
 
 def judge(a: str, b: str, rule: CopyRule) -> CopyVerdict:
@@ -336,7 +336,7 @@ def _value_verdicts(
         from .._tokenkernels import one_replaced
 
         handled, changed, dated = one_replaced(
-            *tokens, left[rest], right[rest], *_MAY_MOVE, *_week_codes()
+            *tokens, left[rest], right[rest], *_MAY_MOVE, *_week_codes(), opposite_codes()
         )
         done = rest[handled]
         changes[done] = changed[handled]
