@@ -322,6 +322,34 @@ def test_an_id_stored_with_another_text_is_named_skipped_or_replaced(tmp_path, c
     assert json.loads(capsys.readouterr().err.splitlines()[-1])["replaced"] == 1
 
 
+def test_a_second_input_without_id_field_is_told_to_name_its_documents(tmp_path, capsys):
+    """Without --id-field a document's id is its record number, so a second file's record 1
+    meets the first file's: the error said "give --replace", which would overwrite the first
+    file's document. It now says why the ids meet and names --id-field; nothing is replaced."""
+    url = f"sqlite:///{tmp_path / 'ix.db'}"
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    write(first, TEXTS[:2])
+    write(second, TEXTS[7:8])
+    assert main(["index", "add", str(first), "--db", url, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["index", "add", str(second), "--db", url, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "second.jsonl, record 1" in err and "record number" in err and "--id-field" in err
+    again = tmp_path / "again.jsonl"  # the first file's texts, read from the start
+    again.write_bytes(first.read_bytes())
+    assert main(["index", "add", str(again), "--db", url, "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().err.splitlines()[-1])["unchanged"] == 2  # untouched
+    # with ids of their own, the same conflict is told without the record-number reason
+    url = f"sqlite:///{tmp_path / 'named.db'}"
+    assert main(["index", "add", str(first), "--db", url, "--id-field", "id", "--quiet"]) == 0
+    capsys.readouterr()
+    rows = [{"id": "doc0", "text": TEXTS[9]}]
+    second.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    assert main(["index", "add", str(second), "--db", url, "--id-field", "id", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "doc0" in err and "--replace" in err and "record number" not in err
+
+
 def test_a_storage_failure_names_the_store_and_what_was_committed(tmp_path, capsys, monkeypatch):
     """Storage full half way: the error names the store and how many documents are safe."""
     from neardup.errors import StoreFullError

@@ -100,7 +100,18 @@ def _committed_note(counts: dict[str, int]) -> str:
     )
 
 
-def _conflict_message(doc_id: str) -> str:
+def _conflict_message(doc_id: str, *, numbered: bool) -> str:
+    """Why a record was refused, and the ways on. ``numbered``: ids are record numbers (no
+    ``--id-field``), so a second input's records meet the first's: replacing would overwrite
+    another document, and the fix is naming documents by a field of theirs."""
+    if numbered:
+        return (
+            f"document {doc_id!r} is already stored with a different text: without --id-field "
+            "a document's id is its record number, and another input added to this store "
+            f"(or an earlier version of this one) has a record {doc_id}; give --id-field to "
+            "name documents by a field of theirs, --replace to replace the stored text, or "
+            "--on-error skip to leave it"
+        )
     return (
         f"document {doc_id!r} is already stored with a different text; give --replace to "
         "replace it, or --on-error skip to leave it"
@@ -134,6 +145,7 @@ def run_add(args: argparse.Namespace) -> int:
     done = _resume_after(detector.store.get_checkpoint(name), args.input)
     batch: list[Record] = []
     last = done
+    numbered = args.id_field is None  # ids are record numbers
     bar = progress(args.quiet, "indexing")
 
     def flush(upto: int) -> None:
@@ -141,9 +153,9 @@ def run_add(args: argparse.Namespace) -> int:
         if not args.replace:  # the records whose id is stored with another text, found at once
             refused = set(detector.conflicting([(r.id, r.text) for r in batch]))
             for k in sorted(refused):
-                _refuse_conflict(batch[k], reader, counts)
+                _refuse_conflict(batch[k], reader, counts, numbered=numbered)
                 skipped(Skipped(batch[k].number, batch[k].id, "id_conflict",
-                                _conflict_message(batch[k].id)))  # fmt: skip
+                                _conflict_message(batch[k].id, numbered=numbered)))  # fmt: skip
             batch[:] = [r for k, r in enumerate(batch) if k not in refused]
         try:
             results = detector.add_many(
@@ -152,7 +164,7 @@ def run_add(args: argparse.Namespace) -> int:
         except DocumentConflictError as exc:  # another writer stored an id meanwhile
             record = next((r for r in batch if r.id == exc.doc_id), None)
             if record is not None:
-                _refuse_conflict(record, reader, counts, force=True)
+                _refuse_conflict(record, reader, counts, numbered=numbered, force=True)
             raise StoreError(f"{redact(args.db)}: {exc}{_committed_note(counts)}") from None
         except StoreError as exc:  # the store, and what is safe, named
             raise type(exc)(f"{redact(args.db)}: {exc}{_committed_note(counts)}") from None
@@ -242,12 +254,15 @@ def _resume_after(mark: str | None, path: str) -> int:
     return found["record"]
 
 
-def _refuse_conflict(record: Record, reader, counts: dict[str, int], *, force: bool = False):
+def _refuse_conflict(
+    record: Record, reader, counts: dict[str, int], *, numbered: bool, force: bool = False
+):
     """With ``--on-error fail`` (or ``force``), an error naming the record whose id is stored
-    with another text, and what was committed before it; with ``skip``, nothing (skipped)."""
+    with another text, and what was committed before it; with ``skip``, nothing (skipped).
+    ``numbered``: ids are record numbers (:func:`_conflict_message`)."""
     if force or reader.on_error == "fail":
         raise InputError(
-            _conflict_message(record.id) + _committed_note(counts),
+            _conflict_message(record.id, numbered=numbered) + _committed_note(counts),
             source=reader.source,
             record=record.number,
         )
