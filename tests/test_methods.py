@@ -1815,9 +1815,11 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
 
 def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement():
     """Copy rule 18: 希望是真的 / 希望是假的, 男神 / 女神, 早安 / 晚安 — one character replaced by
-    its opposite — are other statements, in a short text or a long one, decided alike by the
-    alignment (``compare``) and by a batch's compiled test of one replaced token; a typo of one
-    character, and 买 / 卖 (they read alike: an input method's swap), stay copies."""
+    its opposite — and 他是第一个 / 他不是第一个 — a negation added inside, one text holding more
+    — are other statements, in a short text or a long one, decided alike by the alignment
+    (``compare``) and by a batch's compiled shortcuts (one replaced token; a text that is a
+    subsequence of the other); a typo of one character, 买 / 卖 (they read alike: an input
+    method's swap), a negation moved (看不懂 / 没看懂) or at the end (可靠不) stay copies."""
     from neardup.copyrule import CopyRule, judge, judge_pairs
 
     long = "。".join(PARA)
@@ -1829,6 +1831,14 @@ def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement
         (long, long.replace("较快增长", "较慢增长", 1), False),  # a long story: 快 / 慢
         ("我们一起去看了这部电影真的很好看", "我们一起去看了这部电店真的很好看", True),  # a typo
         ("周末去超市买了很多水果", "周末去超市卖了很多水果", True),  # mai / mai: read alike
+        # a negation one text adds inside: the shorter is a subsequence of the longer, which
+        # the batch otherwise passes without aligning
+        ("他是第一个", "他不是第一个", False),
+        ("身残智残", "身残智不残", False),
+        (long, long.replace("保持较快增长", "没保持较快增长", 1), False),
+        ("看不懂什么意思", "没看懂什么意思", True),  # one negation each: said otherwise
+        ("消息可靠", "消息可靠不", True),  # at the end: a question's particle
+        ("我也想养一只", "我想养一只", True),  # another word dropped: an edit
     ]
     assert "较快增长" in long
     rule = CopyRule()

@@ -266,6 +266,8 @@ def _value_changes(
             names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
         elif len(gap_a) == len(gap_b) == 1 and short:  # sun / phillips raises crude postings
             changes += _replaced_word(gap_a[0], gap_b[0])
+    if any(_negated(*gap) for gap in moved) and _negations(a) != _negations(b):
+        names += 1  # 他是第一个 / 他不是第一个 (看不懂 / 没看懂: one negation each, moved)
     if not digits:
         return changes, names, hard
     moved_a: set[str] = set()
@@ -403,6 +405,38 @@ def _reversed(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
         return False
     opposites = _opposites()
     return any((x, y) in opposites for x, y in zip(gap_a, gap_b, strict=True))
+
+
+# Words of negation: one inserted or deleted inside a text, which then holds more of them than
+# the other, reverses what it says (他是第一个 / 他不是第一个, 太真实了 / 太不真实了, 身残智残 /
+# 身残智不残), where any other character a copy drops or adds is an edit. 不 and 没 only: 别,
+# 未, 无 and 非 are as often parts of other words (特别, 未来, 无论, 非常).
+NEGATIONS = "不没"
+
+
+def _negations(tokens: Sequence[str]) -> int:
+    """How many tokens of ``tokens`` are negations (:data:`NEGATIONS`)."""
+    return sum(t in NEGATIONS for t in tokens)
+
+
+def _negated(
+    gap_a: Sequence[str], gap_b: Sequence[str], before: str | None, after_a: str | None, *_: Any
+) -> bool:
+    """A gap of one negation (:data:`NEGATIONS`) that one text has and the other lacks, inside
+    both texts (a 不 at the end is a question's particle, 好不, or a cut)."""
+    if (gap_a and gap_b) or before is None or after_a is None:
+        return False
+    one = gap_a or gap_b
+    return len(one) == 1 and one[0] in NEGATIONS
+
+
+@lru_cache(maxsize=1)
+def negation_codes() -> np.ndarray:
+    """The token codes of :data:`NEGATIONS`, sorted: a batch aligns a pair whose shorter text is
+    a subsequence of the longer only when the two hold these in different numbers."""
+    from .tokens import token_codes
+
+    return np.sort(token_codes(list(NEGATIONS))[0])
 
 
 @lru_cache(maxsize=1)

@@ -13,7 +13,13 @@ from .align import _MAY_MOVE, _aligned_in_order, _canonical, _matched_tokens, _p
 from .boilerplate import Boilerplate
 from .rule import HEARD_FLOOR, CopyRule, CopyVerdict, Verdicts
 from .tokens import _numbers, _week_codes, number_keys, token_codes, tokenize
-from .values import _has_tail, _value_changes, _with_boilerplate, opposite_codes
+from .values import (
+    _has_tail,
+    _value_changes,
+    _with_boilerplate,
+    negation_codes,
+    opposite_codes,
+)
 
 
 def judge(a: str, b: str, rule: CopyRule) -> CopyVerdict:
@@ -329,8 +335,10 @@ def _value_verdicts(
     changes = np.zeros(n, np.int64)
     hard = np.zeros(n, np.bool_)
     ok = np.zeros(n, np.bool_)
-    ok[shaped[within[shaped]]] = True
-    rest = shaped[~within[shaped]]
+    inside = shaped[within[shaped]]
+    negated = _negations_differ(tokens, left[inside], right[inside])
+    ok[inside[~negated]] = True
+    rest = np.sort(np.concatenate([inside[negated], shaped[~within[shaped]]]))
     compiled = tokens is not None and not few_pairs(len(rest))  # else the alignment decides
     if compiled and len(rest):
         from .._tokenkernels import one_replaced
@@ -374,6 +382,21 @@ def _value_verdicts(
                 numbers, names, hard[k], ok[k] = *again, True
         changes[k] = numbers + names
     return changes, hard, ok
+
+
+def _negations_differ(
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None, left: np.ndarray, right: np.ndarray
+) -> np.ndarray:
+    """Which pairs hold negations (:data:`~neardup.copyrule.values.NEGATIONS`) in different
+    numbers (all of them without ``tokens``): a text that is a subsequence of the other may
+    still lack a 不 the other has (:func:`~neardup.copyrule.values._negated`)."""
+    if tokens is None:
+        return np.ones(len(left), np.bool_)
+    codes, offsets, _flags = tokens
+    found = np.zeros(len(codes) + 1, np.int64)
+    np.cumsum(np.isin(codes, negation_codes()), out=found[1:])
+    per_doc = found[offsets[1:]] - found[offsets[:-1]]
+    return per_doc[left] != per_doc[right]
 
 
 def _numbers_differ_unaligned(
