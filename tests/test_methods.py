@@ -1783,7 +1783,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     from neardup.copyrule import token_codes
     from neardup.copyrule.align import _MAY_MOVE
     from neardup.copyrule.tokens import _week_codes
-    from neardup.copyrule.values import opposite_codes
+    from neardup.copyrule.values import exclusive_codes
 
     frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"
     texts = [
@@ -1806,7 +1806,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
         np.array([1, 2, 4, 5, 8, 2, 10, 11]),
         *_MAY_MOVE,
         *_week_codes(),
-        opposite_codes(),
+        exclusive_codes(),
     )
     assert handled.tolist() == [True, True, True, False, False, False, True, False]
     assert changed.tolist() == [False, False, True, False, False, False, False, False]
@@ -1815,7 +1815,8 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
 
 def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement():
     """Copy rule 18: 希望是真的 / 希望是假的, 男神 / 女神, 早安 / 晚安 — one character replaced by
-    its opposite — and 他是第一个 / 他不是第一个 — a negation added inside, one text holding more
+    its opposite — 中国就是好 / 美国就是好 — a country named by one character replaced by
+    another — and 他是第一个 / 他不是第一个 — a negation added inside, one text holding more
     — are other statements, in a short text or a long one, decided alike by the alignment
     (``compare``) and by a batch's compiled shortcuts (one replaced token; a text that is a
     subsequence of the other); a typo of one character, 买 / 卖 (they read alike: an input
@@ -1839,6 +1840,9 @@ def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement
         ("看不懂什么意思", "没看懂什么意思", True),  # one negation each: said otherwise
         ("消息可靠", "消息可靠不", True),  # at the end: a question's particle
         ("我也想养一只", "我想养一只", True),  # another word dropped: an edit
+        # a country named by one character put in place of another: another name
+        ("中国就是好", "美国就是好", False),
+        (long.replace("国家", "中国", 1), long.replace("国家", "法国", 1), False),
     ]
     assert "较快增长" in long
     rule = CopyRule()

@@ -395,7 +395,7 @@ def _in_sorted(values, x):
 
 
 @numba.njit(cache=True, nogil=True)
-def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, weekdays, opposite):
+def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, weekdays, exclusive):
     """The value test of the copy rule (:func:`neardup.copyrule.values._value_changes`) for pairs whose
     token sequences differ in one token replaced by another, and its outcome: ``(handled,
     changed, hard)`` per pair.
@@ -407,8 +407,8 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
     spelled alike is read in Python, :func:`neardup.copyrule.values._replaced_word`; a month name
     counts as a word), and not two days of the week after a token of ``week`` (codes of 期,
     拜, 周; days: ``weekdays``), which :func:`neardup.copyrule.values._day_replaced` reads, nor
-    two characters of ``opposite`` (sorted codes), which may be a character and its opposite,
-    :func:`neardup.copyrule.values._reversed`. Then a
+    two characters of ``exclusive`` (sorted codes), which may exclude each other (an opposite,
+    another country: :func:`neardup.copyrule.values._exclusive`). Then a
     value changed when both replaced tokens hold a digit and ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
     the change is hard when both hold a digit and one is a year or identifier, or the token
     after is a date unit, or the one before a month or 第.
@@ -448,7 +448,7 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
             and _holds(weekdays, y)
         ):
             continue
-        if _in_sorted(opposite, x) and _in_sorted(opposite, y):
+        if _in_sorted(exclusive, x) and _in_sorted(exclusive, y):
             continue
         handled[k] = True
         if not (fx & TOKEN_DIGIT and fy & TOKEN_DIGIT):

@@ -258,8 +258,8 @@ def _value_changes(
             hard = hard or bool(_dated(gap_a, before, after_a) | _dated(gap_b, before, after_b))
         elif _day_replaced(gap_a, gap_b, before):
             hard = True
-        elif _reversed(gap_a, gap_b):
-            names += 1  # 希望是真的 / 希望是假的, 男神 / 女神: another statement
+        elif _exclusive(gap_a, gap_b):
+            names += 1  # 希望是真的 / 希望是假的, 法文版 / 俄文版: another statement or name
         elif (interior or (short and after_a is not None and _alphabetic(gap_a, gap_b))) and (
             2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens
         ):
@@ -376,7 +376,7 @@ def _day_replaced(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None
 # 男神 / 女神, 早安 / 晚安, 可爱 / 可恨, 喜剧 / 悲剧, 左下角 / 右下角), not a typing error:
 # common single-character antonyms (反义词) of everyday Chinese, written down by hand, not
 # drawn from any corpus. Pairs that read or look alike (买 / 卖) are left out where they are
-# used (:func:`_opposites`): an input method swaps those.
+# used (:func:`_exclusive_pairs`): an input method swaps those.
 _OPPOSITE_PAIRS = (
     "真假 真伪 男女 好坏 大小 多少 上下 左右 前后 先后 东西 南北 里外 内外 进出 开关 高低 "
     "长短 新旧 早晚 胜负 赢输 增减 涨跌 升降 快慢 冷热 轻重 远近 深浅 粗细 胖瘦 强弱 美丑 "
@@ -384,27 +384,35 @@ _OPPOSITE_PAIRS = (
     "借还 问答 始终 首尾 头尾 加减 褒贬 宽窄 松紧 厚薄 软硬 动静 忙闲 饱饿 香臭 亮暗 晴阴 "
     "主客 攻守 敌友 公私 起落 存亡 去留 离合 聚散 同异 有无 买卖"
 )
+# Countries named by one character (中美关系, 法文版, 中国队, 学英语): one put in place of
+# another names another country or language — a replaced name, not a typo. The usual
+# one-character names of countries in Chinese news, written down by hand.
+_COUNTRIES = "中美英法德俄日韩朝意印澳越泰菲埃荷葡墨缅柬匈捷"
 
 
 @lru_cache(maxsize=1)
-def _opposites() -> frozenset[tuple[str, str]]:
-    """The pairs of :data:`_OPPOSITE_PAIRS` in both orders, without those whose characters
-    share a reading (fuzzy, toneless) or a shape (:func:`neardup.readings.misheard`)."""
+def _exclusive_pairs() -> frozenset[tuple[str, str]]:
+    """Characters that exclude each other, in both orders: the pairs of
+    :data:`_OPPOSITE_PAIRS` and any two of :data:`_COUNTRIES`, without those that share a
+    reading (fuzzy, toneless) or a shape (:func:`neardup.readings.misheard`)."""
+    pairs = [tuple(p) for p in _OPPOSITE_PAIRS.split()]
+    pairs += [(x, y) for x in _COUNTRIES for y in _COUNTRIES if x < y]
     found: set[tuple[str, str]] = set()
-    for x, y in _OPPOSITE_PAIRS.split():
+    for x, y in pairs:
         if misheard(x, y):
             found |= {(x, y), (y, x)}
     return frozenset(found)
 
 
-def _reversed(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
-    """A character put in place of its opposite (:func:`_opposites`), one for one: another
-    statement, in a short text or a long one, where any other character replaced one for one
-    reads as a typo (:func:`_typos`)."""
+def _exclusive(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
+    """A character put in place of one that excludes it (:func:`_exclusive_pairs`: its
+    opposite, another country), one for one: another statement or another name, in a short
+    text or a long one, where any other character replaced one for one reads as a typo
+    (:func:`_typos`)."""
     if len(gap_a) != len(gap_b):
         return False
-    opposites = _opposites()
-    return any((x, y) in opposites for x, y in zip(gap_a, gap_b, strict=True))
+    exclusive = _exclusive_pairs()
+    return any((x, y) in exclusive for x, y in zip(gap_a, gap_b, strict=True))
 
 
 # Words of negation: one inserted or deleted inside a text, which then holds more of them than
@@ -440,13 +448,13 @@ def negation_codes() -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def opposite_codes() -> np.ndarray:
-    """The token codes of the characters of :func:`_opposites`, sorted: the compiled test of a
-    pair that differs in one token (:func:`neardup._tokenkernels.one_replaced`) leaves a pair
-    of two of them to :func:`_value_changes`."""
+def exclusive_codes() -> np.ndarray:
+    """The token codes of the characters of :func:`_exclusive_pairs`, sorted: the compiled
+    test of a pair that differs in one token (:func:`neardup._tokenkernels.one_replaced`)
+    leaves a pair of two of them to :func:`_value_changes`."""
     from .tokens import token_codes
 
-    chars = sorted({x for x, _y in _opposites()})
+    chars = sorted({x for x, _y in _exclusive_pairs()})
     return np.sort(token_codes(chars)[0])
 
 

@@ -17,8 +17,8 @@ from .values import (
     _has_tail,
     _value_changes,
     _with_boilerplate,
+    exclusive_codes,
     negation_codes,
-    opposite_codes,
 )
 
 
@@ -344,7 +344,7 @@ def _value_verdicts(
         from .._tokenkernels import one_replaced
 
         handled, changed, dated = one_replaced(
-            *tokens, left[rest], right[rest], *_MAY_MOVE, *_week_codes(), opposite_codes()
+            *tokens, left[rest], right[rest], *_MAY_MOVE, *_week_codes(), exclusive_codes()
         )
         done = rest[handled]
         changes[done] = changed[handled]
