@@ -1815,8 +1815,8 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
 
 def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement():
     """Copy rule 18: 希望是真的 / 希望是假的, 男神 / 女神, 早安 / 晚安 — one character replaced by
-    its opposite — 中国就是好 / 美国就是好 — a country named by one character replaced by
-    another — and 他是第一个 / 他不是第一个 — a negation added inside, one text holding more
+    its opposite — 中国就是好 / 美国就是好, 红色预警 / 橙色预警 — a country named by one
+    character, a colour or a season replaced by another — and 他是第一个 / 他不是第一个 — a negation added inside, one text holding more
     — are other statements, in a short text or a long one, decided alike by the alignment
     (``compare``) and by a batch's compiled shortcuts (one replaced token; a text that is a
     subsequence of the other); a typo of one character, 买 / 卖 (they read alike: an input
@@ -1840,8 +1840,10 @@ def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement
         ("看不懂什么意思", "没看懂什么意思", True),  # one negation each: said otherwise
         ("消息可靠", "消息可靠不", True),  # at the end: a question's particle
         ("我也想养一只", "我想养一只", True),  # another word dropped: an edit
-        # a country named by one character put in place of another: another name
+        # a country named by one character put in place of another, a colour, a season
         ("中国就是好", "美国就是好", False),
+        ("气象台发布暴雨红色预警信号", "气象台发布暴雨橙色预警信号", False),
+        ("学校春季运动会今天开幕", "学校秋季运动会今天开幕", False),
         (long.replace("国家", "中国", 1), long.replace("国家", "法国", 1), False),
     ]
     assert "较快增长" in long

@@ -384,19 +384,26 @@ _OPPOSITE_PAIRS = (
     "借还 问答 始终 首尾 头尾 加减 褒贬 宽窄 松紧 厚薄 软硬 动静 忙闲 饱饿 香臭 亮暗 晴阴 "
     "主客 攻守 敌友 公私 起落 存亡 去留 离合 聚散 同异 有无 买卖"
 )
-# Countries named by one character (中美关系, 法文版, 中国队, 学英语): one put in place of
-# another names another country or language — a replaced name, not a typo. The usual
-# one-character names of countries in Chinese news, written down by hand.
-_COUNTRIES = "中美英法德俄日韩朝意印澳越泰菲埃荷葡墨缅柬匈捷"
+# Closed classes of names whose members exclude each other: one put in place of another names
+# another thing — a replaced name, not a typo. Countries named by one character (中美关系,
+# 法文版, 中国队, 学英语: the usual ones of Chinese news), colours (红色预警 / 橙色预警, 绿色的杯子
+# / 蓝色的杯子), seasons (春季 / 秋季) and the points of the compass (东门 / 南门), written down
+# by hand.
+_EXCLUSIVE_CLASSES = (
+    "中美英法德俄日韩朝意印澳越泰菲埃荷葡墨缅柬匈捷",
+    "红橙黄绿青蓝紫黑白灰粉棕金银",
+    "春夏秋冬",
+    "东南西北",
+)
 
 
 @lru_cache(maxsize=1)
 def _exclusive_pairs() -> frozenset[tuple[str, str]]:
     """Characters that exclude each other, in both orders: the pairs of
-    :data:`_OPPOSITE_PAIRS` and any two of :data:`_COUNTRIES`, without those that share a
-    reading (fuzzy, toneless) or a shape (:func:`neardup.readings.misheard`)."""
+    :data:`_OPPOSITE_PAIRS` and any two of one of :data:`_EXCLUSIVE_CLASSES`, without those
+    that share a reading (fuzzy, toneless) or a shape (:func:`neardup.readings.misheard`)."""
     pairs = [tuple(p) for p in _OPPOSITE_PAIRS.split()]
-    pairs += [(x, y) for x in _COUNTRIES for y in _COUNTRIES if x < y]
+    pairs += [(x, y) for names in _EXCLUSIVE_CLASSES for x in names for y in names if x < y]
     found: set[tuple[str, str]] = set()
     for x, y in pairs:
         if misheard(x, y):
@@ -406,7 +413,7 @@ def _exclusive_pairs() -> frozenset[tuple[str, str]]:
 
 def _exclusive(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
     """A character put in place of one that excludes it (:func:`_exclusive_pairs`: its
-    opposite, another country), one for one: another statement or another name, in a short
+    opposite, another country, colour or season), one for one: another statement or another name, in a short
     text or a long one, where any other character replaced one for one reads as a typo
     (:func:`_typos`)."""
     if len(gap_a) != len(gap_b):
