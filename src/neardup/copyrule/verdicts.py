@@ -314,7 +314,8 @@ def _value_verdicts(
     - ``within``: the shorter token sequence is a subsequence of the longer (its alignment
       matched every token of it). Such a pair differs only by inserted text: no gap has tokens
       on both sides, and neither text holds a number the other lacks, so no value can have
-      changed.
+      changed — unless the two hold negations in different numbers (a 不 one of them adds,
+      :func:`_negations_differ`): such a pair is aligned like the others.
     - given the texts' :func:`token_codes` as ``tokens``, pairs that differ in one replaced
       token (a counter at the end of a repost, a typo): decided by a compiled test
       (:func:`neardup._tokenkernels.one_replaced`) that gives the outcome of the alignment.
