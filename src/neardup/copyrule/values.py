@@ -228,7 +228,11 @@ def _value_changes(
     one word replaced by another (:func:`_replaced_word`). Names: a short
     phrase (a name, a place, a title word) replaced — unless it is typing errors
     (:func:`_typos`); between aligned runs, or at the start of a short alphabetic text (the
-    subject of a flash: "Union Pacific / Murphy raises crude oil postings"). Tokens of boilerplate one text added (:class:`_Added`, marked by
+    subject of a flash: "Union Pacific / Murphy raises crude oil postings"); a character put
+    in place of one that excludes it, its opposite or another country, colour or season
+    (:func:`_exclusive`: 真 / 假, 法文版 / 俄文版), anywhere; and a negation one text adds
+    inside, holding more of them (:func:`_negated`: 他是第一个 / 他不是第一个). Tokens of
+    boilerplate one text added (:class:`_Added`, marked by
     :func:`_added_boilerplate`): when the tail of the alignment is mostly such text
     (:func:`_added_tail`), the tail is a cut text facing an added footer, not a row of
     substitutions, and the footer's numbers are those of an inserted passage (a date or year
