@@ -417,9 +417,9 @@ def _exclusive_pairs() -> frozenset[tuple[str, str]]:
 
 def _exclusive(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
     """A character put in place of one that excludes it (:func:`_exclusive_pairs`: its
-    opposite, another country, colour or season), one for one: another statement or another name, in a short
-    text or a long one, where any other character replaced one for one reads as a typo
-    (:func:`_typos`)."""
+    opposite, another country, colour, season or point of the compass), one for one: another
+    statement or another name, in a short text or a long one, where any other character
+    replaced one for one reads as a typo (:func:`_typos`)."""
     if len(gap_a) != len(gap_b):
         return False
     exclusive = _exclusive_pairs()
