@@ -779,8 +779,9 @@ def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:
     if verdict.value_changes:
         allowed = 0 if short else config.max_value_changes
         return (
-            f"{verdict.value_changes} substituted values (numbers or names); a copy changes "
-            f"at most {allowed} number{'s' if allowed != 1 else ''} and no name"
+            f"{verdict.value_changes} substituted values (numbers, names, a word's opposite or "
+            f"a negation); a copy changes at most {allowed} number{'s' if allowed != 1 else ''} "
+            "and nothing else"
         )
     if short:
         return (
