@@ -393,11 +393,17 @@ def _negations_differ(
     still lack a 不 the other has (:func:`~neardup.copyrule.values._negated`)."""
     if tokens is None:
         return np.ones(len(left), np.bool_)
+    if not len(left):
+        return np.zeros(0, np.bool_)
+    from ..arrays import gather
+
     codes, offsets, _flags = tokens
-    found = np.zeros(len(codes) + 1, np.int64)
-    np.cumsum(np.isin(codes, negation_codes()), out=found[1:])
-    per_doc = found[offsets[1:]] - found[offsets[:-1]]
-    return per_doc[left] != per_doc[right]
+    docs, local = np.unique(np.concatenate([left, right]), return_inverse=True)
+    sub, sub_off = gather(codes, offsets[docs], np.diff(offsets)[docs])  # their tokens only
+    found = np.zeros(len(sub) + 1, np.int64)
+    np.cumsum(np.isin(sub, negation_codes()), out=found[1:])
+    per_doc = found[sub_off[1:]] - found[sub_off[:-1]]
+    return per_doc[local[: len(left)]] != per_doc[local[len(left) :]]
 
 
 def _numbers_differ_unaligned(
