@@ -2049,6 +2049,31 @@ def test_texts_of_markup_alone_are_compared_as_written_in_batch_and_online():
     assert online == [False, False, True, False, False, True]
 
 
+def test_copy_rule_18_is_one_decision_in_batch_and_online():
+    """Opposites, countries, colours and negations (copy rule 18) part the same documents in a
+    batch (``dedup_texts``) and in the online detector, text by text: each text's
+    representative, or none, is the same."""
+    from neardup import dedup_texts
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    pairs = [
+        ("希望是假的", "希望是真的"),
+        ("他是第一个到的", "他不是第一个到的"),
+        ("中国就是好", "美国就是好"),
+        ("那个绿色的杯子", "那个蓝色的杯子"),
+        ("看不懂什么意思", "没看懂什么意思"),  # one negation each: a copy
+        ("周末去超市买了很多水果", "周末去超市卖了很多水果"),  # read alike: a copy
+    ]
+    texts = [t for pair in pairs for t in pair]
+    batch = dedup_texts(texts, method="auto").clusters
+    want = [int(r) if r != i else None for i, r in enumerate(batch.representative.tolist())]
+    assert [w is not None for w in want] == [False, False] * 4 + [False, True] * 2
+    det = Detector(store=open_store("memory://"))
+    online = [det.add(str(i), t) for i, t in enumerate(texts)]
+    assert [int(r.matches[0].id) if r.duplicate else None for r in online] == want
+
+
 @pytest.mark.parametrize("method", ["simhash", "ngram", "paragraph", "auto"])
 def test_compare_and_scores_agree_with_dedup_on_texts_that_normalise_alike(method):
     """Texts that are identical once compared (emoji alone, markup alone) are exact copies in a
