@@ -408,7 +408,7 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
     counts as a word), and not two days of the week after a token of ``week`` (codes of 期,
     拜, 周; days: ``weekdays``), which :func:`neardup.copyrule.values._day_replaced` reads, nor
     two characters of ``exclusive`` (sorted codes), which may exclude each other (an opposite,
-    another country: :func:`neardup.copyrule.values._exclusive`). Then a
+    another country or colour: :func:`neardup.copyrule.values._exclusive`). Then a
     value changed when both replaced tokens hold a digit and ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
     the change is hard when both hold a digit and one is a year or identifier, or the token
     after is a date unit, or the one before a month or 第.

@@ -304,6 +304,11 @@ def _run_offsets(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return ends[offsets]
 
 
+def character_codes(chars: str | Sequence[str]) -> np.ndarray:
+    """The token codes of single characters, sorted: a set a compiled test can look up."""
+    return np.sort(token_codes(list(chars))[0])
+
+
 @lru_cache(maxsize=1)
 def _week_codes() -> tuple[np.ndarray, np.ndarray]:
     """The token codes of 期, 拜, 周 and of the days after them (:func:`_day_replaced`), for

@@ -23,6 +23,7 @@ from .tokens import (
     _MONTHS,
     _YEAR,
     _numbers,
+    character_codes,
     token_flags,
 )
 
@@ -453,9 +454,7 @@ def _negated(
 def negation_codes() -> np.ndarray:
     """The token codes of :data:`NEGATIONS`, sorted: a batch aligns a pair whose shorter text is
     a subsequence of the longer only when the two hold these in different numbers."""
-    from .tokens import token_codes
-
-    return np.sort(token_codes(list(NEGATIONS))[0])
+    return character_codes(NEGATIONS)
 
 
 @lru_cache(maxsize=1)
@@ -463,10 +462,7 @@ def exclusive_codes() -> np.ndarray:
     """The token codes of the characters of :func:`_exclusive_pairs`, sorted: the compiled
     test of a pair that differs in one token (:func:`neardup._tokenkernels.one_replaced`)
     leaves a pair of two of them to :func:`_value_changes`."""
-    from .tokens import token_codes
-
-    chars = sorted({x for x, _y in _exclusive_pairs()})
-    return np.sort(token_codes(chars)[0])
+    return character_codes(sorted({x for x, _y in _exclusive_pairs()}))
 
 
 def _replaced_word(x: str, y: str) -> bool:
