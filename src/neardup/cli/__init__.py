@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import NeardupError
+from ..numbastart import skip_blas_probe
 
 # Subcommand modules, imported lazily so `neardup dedup` never imports FastAPI or pyspark.
 _SUBCOMMANDS = ("dedup", "report", "compare", "index", "serve", "spark", "eval")
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    skip_blas_probe()  # this process is ours: no SciPy import before the first kernel
     parser = build_parser()
     args = parser.parse_args(list(argv) if argv is not None else None)
     if not getattr(args, "func", None):
