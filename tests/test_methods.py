@@ -2182,8 +2182,9 @@ def test_padded_paragraphs_of_a_copy_count_beside_a_whole_one(story):
 )
 @settings(max_examples=120, deadline=None)
 def test_shared_blocks_on_arrays_are_the_dictionary_ones(base, edits, cut):
-    """Long texts find their shared runs on arrays (:func:`_shared_blocks_long`): the blocks of
-    the dictionary of token tuples, for texts with repeats, edits and a moved head."""
+    """Texts of ``LONG_BLOCKS`` tokens or more find their shared runs on arrays
+    (:func:`_shared_blocks_long`): the blocks of the dictionary of token tuples, for texts with
+    repeats, edits and a moved head."""
     import neardup.copyrule as copyrule
 
     a = [str(t) for t in base]
@@ -2200,10 +2201,8 @@ def test_shared_blocks_on_arrays_are_the_dictionary_ones(base, edits, cut):
     for k in (3, 8):
         if min(len(a), len(b)) < k:
             continue
-        expected = copyrule.align._shared_blocks(a, b, k) if min(len(a), len(b)) < 1000 else None
-        assert copyrule.align._shared_blocks_long(a, b, k) == (
-            expected if expected is not None else copyrule.align._shared_blocks(a, b, k)
-        )
+        expected = copyrule.align._shared_blocks_short(a, b, k)
+        assert copyrule.align._shared_blocks_long(a, b, k) == expected
 
 
 def _long_story(rng, words=3000):
