@@ -58,7 +58,7 @@ def test_warm_fills_a_cold_cache_on_two_workers_only(tmp_path, fork):
     thread = "" if fork else "threading.Thread(target=time.sleep, args=(5,), daemon=True).start()"
     code = (
         f"import threading, time\n{thread}\nimport neardup.warm as w\n"
-        f"assert w._can_fork() is {fork}\nw.warm({method!r}, workers=2)\n{LEFT_CHILD}"
+        f"assert w.can_fork() is {fork}\nw.warm({method!r}, workers=2)\n{LEFT_CHILD}"
     )
     assert _python(code, two) == "False"
     assert all(json.loads(_python(CACHED.format(method=method), two)))

@@ -22,10 +22,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from importlib import import_module
 from pathlib import Path
 from typing import Any
+
+from .forked import can_fork
 
 RECORD = Path(__file__).with_name("data") / "kernel_signatures.json"
 MODULES = (
@@ -58,7 +59,7 @@ def warm(method: str, *, workers: int, large: bool = False) -> None:
         return
     if not cold:
         return
-    forking = _can_fork()
+    forking = can_fork()
     parts = min(workers, len(cold), MAX_PROCESSES)
     shares = _split(cold, parts, start=FORK_START if forking else CHILD_START)
     children: list[Any] = []
@@ -73,12 +74,6 @@ def warm(method: str, *, workers: int, large: bool = False) -> None:
     finally:
         for child in children:  # a child that failed leaves its kernels to the run
             child.wait()
-
-
-def _can_fork() -> bool:
-    """Whether a child can be forked: Linux, and no thread but this one (a lock another thread
-    holds would stay held in the child forever)."""
-    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 def _spawned(share: list[dict[str, Any]]) -> subprocess.Popen:

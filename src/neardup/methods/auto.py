@@ -55,6 +55,7 @@ from ..copyrule import (
     token_codes,
 )
 from ..errors import ConfigError
+from ..forked import can_fork, map_forked
 from ..index.ngram import Postings, candidate_chunks
 from ..markup import strip_markup_by_pattern, strip_markup_encoded
 from ..memory import release_free_memory
@@ -686,21 +687,28 @@ class AutoMethod:
         """The verdicts on pairs that can pass (:meth:`_possible_pairs`), a chunk of
         ``VERIFY_CHUNK`` pairs at a time on ``workers`` threads, in order, as they come (a
         chunk's verdicts are reduced before many pile up); the tokens of their documents made
-        once."""
+        once. Where forking is safe (:mod:`neardup.forked`), several chunks are shared out to
+        forked children instead, whose Python value test then runs on every core too (threads
+        hold the interpreter lock for it); one chunk shares out its aligned pairs
+        (:func:`neardup.copyrule.verdicts.judge_pairs`)."""
         used = np.zeros(len(prepared), np.bool_)
         used[left] = True
         used[right] = True
         tokens = self._tokens(prepared, np.flatnonzero(used), workers=self.workers)
         # several chunks share the cores; one chunk alone aligns its pairs on all of them
         inner = 1 if self.workers > 1 and len(left) > VERIFY_CHUNK else None
+        chunks = chunk_ranges(len(left), VERIFY_CHUNK)
 
         def verdicts(lo: int, hi: int) -> Verdicts:
             return self._verdicts(
                 tokens, left[lo:hi], right[lo:hi], shape.rows(lo, hi), prune=True, workers=inner
             )
 
+        if inner == 1 and can_fork():  # the chunks in forked children, all of their work
+            found = map_forked(verdicts, len(left), size=VERIFY_CHUNK, workers=self.workers)
+            return zip(chunks, found, strict=True)
         found = iter_ranges(verdicts, len(left), size=VERIFY_CHUNK, workers=self.workers)
-        return zip(chunk_ranges(len(left), VERIFY_CHUNK), found, strict=True)
+        return zip(chunks, found, strict=True)
 
     def _paragraph(self) -> Any:
         """The ``paragraph`` method that finds partial duplicates for ``partial``."""

@@ -20,9 +20,15 @@ PENDING = 8_192  # documents whose ids, numbers and lengths are made arrays at o
 
 
 def progress(quiet: bool, desc: str):
+    """A progress bar on stderr (none with ``quiet`` or off a terminal). tqdm's monitor thread is
+    left out: it would outlive the bar, and a process with a second thread cannot fork the
+    children that verify pairs on every core (:mod:`neardup.forked`)."""
     from tqdm import tqdm
 
-    return tqdm(
+    class Bar(tqdm):
+        monitor_interval = 0
+
+    return Bar(
         desc=desc,
         unit=" docs",
         unit_scale=True,
