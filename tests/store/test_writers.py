@@ -234,3 +234,12 @@ def test_a_store_is_never_written_into_another_applications_database(tmp_path):
     open_store(f"sqlite:///{tmp_path}/new.db").close()  # a new file, or an empty one, is a store
     (tmp_path / "empty.db").touch()
     open_store(f"sqlite:///{tmp_path}/empty.db").close()
+
+
+def test_a_file_that_is_not_a_database_is_refused_untouched(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello, these are my notes\n")
+    with pytest.raises(ConfigError, match=r"notes.txt is not an SQLite database"):
+        open_store(f"sqlite:///{notes}")
+    assert notes.read_text() == "hello, these are my notes\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no lock file beside it

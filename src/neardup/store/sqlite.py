@@ -13,6 +13,7 @@ import fcntl
 import os
 import sqlite3
 import sys
+from contextlib import suppress
 from pathlib import Path
 from stat import S_ISDIR
 
@@ -20,6 +21,7 @@ from ..errors import ConfigError, StoreBusyError, StoreError, StoreFullError
 from .sql import TABLES, SqlStore
 
 SYNCHRONOUS = ("full", "normal")
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 BUSY_TIMEOUT_MS = 5000
 
 
@@ -98,12 +100,19 @@ def _open_writable(url: str, path: str, synchronous: str) -> sqlite3.Connection:
 
 
 def _refuse_foreign(url: str, path: str) -> None:
-    """A database that holds other tables and none of a store's is someone else's file: a
-    store is written to a new file (or an empty one), never into another application's — which
-    is looked at read-only, before anything (a lock file, the journal mode) changes it."""
+    """A file that is not an SQLite database, or a database that holds other tables and none of
+    a store's, is someone else's file: a store is written to a new file (or an empty one), never
+    into another application's — which is looked at read-only, before anything (a lock file
+    beside it, the journal mode) changes it."""
     file = Path(path)
     if not file.is_file() or file.stat().st_size == 0:
         return
+    with suppress(OSError), file.open("rb") as f:  # unreadable: opening it for writing says why
+        if f.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            raise ConfigError(
+                f"{url}: {path} is not an SQLite database (it holds other data); a store takes "
+                "a file of its own: name a new file"
+            )
     try:
         conn = _open_read_only(url, path)
     except ConfigError:
