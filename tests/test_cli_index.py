@@ -417,3 +417,50 @@ def test_adding_without_a_common_gram_table_warns_what_it_costs(tmp_path, capsys
     assert "warning" not in capsys.readouterr().err
     assert main([*add, "--db", f"sqlite:///{tmp_path}/c.db", "--method", "simhash"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def _summary(capsys) -> dict:
+    return json.loads(capsys.readouterr().err.splitlines()[-1])
+
+
+def test_several_inputs_are_added_in_order_as_one_file_would_be(tmp_path, capsys):
+    """Oracle: the inputs joined into one file. Added as files, a directory and a pattern in one
+    command, the same documents are inserted and found duplicates, named <input>:<record> as
+    `dedup` names them without --id-field; each input resumes on its own."""
+    (tmp_path / "shard").mkdir()
+    parts = [tmp_path / "a.jsonl", tmp_path / "shard" / "b.jsonl", tmp_path / "c-1.jsonl"]
+    for k, path in enumerate(parts):
+        write(path, TEXTS[k * 13 : (k + 1) * 13 + 3])  # overlapping: copies across inputs
+    joined = tmp_path / "joined.jsonl"
+    joined.write_bytes(b"".join(p.read_bytes() for p in parts))
+    assert (
+        main(["index", "add", str(joined), "--db", f"sqlite:///{tmp_path}/one.db", "--quiet"]) == 0
+    )
+    want = _summary(capsys)
+    url = f"sqlite:///{tmp_path}/many.db"
+    args = [str(parts[0]), str(tmp_path / "shard"), str(tmp_path / "c-*.jsonl")]
+    assert main(["index", "add", *args, "--db", url, "--quiet"]) == 0
+    got = _summary(capsys)
+    for field in ("inserted", "duplicates", "duplicate_not_stored", "documents_in_store"):
+        assert got[field] == want[field], field
+    assert want["duplicates"] > 0
+    assert main(["index", "query", str(joined), "--db", url]) == 0
+    ids = {m["id"] for row in map(json.loads, capsys.readouterr().out.splitlines())
+           for m in row["matches"]}  # fmt: skip
+    assert ids and ids <= {f"{name}:{n}" for name in ("a.jsonl", "shard/b.jsonl", "c-1.jsonl")
+                           for n in range(1, 17)}  # fmt: skip
+    assert main(["index", "add", *args, "--db", url, "--quiet"]) == 0  # a rerun: all done
+    again = _summary(capsys)
+    assert again["already_done"] == sum(len(p.read_bytes().splitlines()) for p in parts)
+    assert again["inserted"] == 0
+
+
+def test_a_missing_input_among_several_is_an_error_before_a_store_exists(tmp_path, capsys):
+    good = tmp_path / "good.jsonl"
+    write(good, TEXTS[:3])
+    db = tmp_path / "ix.db"
+    code = main(
+        ["index", "add", str(good), str(tmp_path / "nope.jsonl"), "--db", f"sqlite:///{db}"]
+    )
+    assert code == 2 and "nope.jsonl" in capsys.readouterr().err
+    assert not db.exists()

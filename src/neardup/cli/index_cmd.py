@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import orjson
 
 from ..errors import DocumentConflictError, InputError, StoreError
+from ..inputs import expand, labels, prefixed
 from ..pipeline.reading import progress, warn_lost_tail
 from ..readers import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
 from ..store.url import redact
@@ -37,11 +39,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     isub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
 
     for name, helptext in (
-        ("add", "check and insert the records of a file (resumable)"),
+        ("add", "check and insert the records of files (resumable)"),
         ("query", "print each record's matches as JSON lines"),
     ):
         a = isub.add_parser(name, help=helptext)
-        a.add_argument("input")
+        if name == "add":
+            a.add_argument(
+                "input",
+                nargs="+",
+                help="files, directories (every file of a known format under them), glob "
+                "patterns, or '-' (standard input), added in the order given; without "
+                "--id-field, documents of several inputs are named <input>:<record number>",
+            )
+        else:
+            a.add_argument("input")
         a.add_argument("--format", choices=FORMATS)
         a.add_argument("--text-field", default="text")
         a.add_argument("--id-field", help="id field (default: the record number)")
@@ -126,7 +137,10 @@ def run_add(args: argparse.Namespace) -> int:
         from ..errors import ConfigError
 
         raise ConfigError(f"--batch-size {args.batch_size} must be at least 1")
-    reader = _records(args)  # a missing input is an error before any store is created
+    files = expand(args.input)
+    named = labels(files) if len(files) > 1 and args.id_field is None else [None] * len(files)
+    # every input opened, and the first one's first record read, before a store is created
+    readers = [_records(argparse.Namespace(**{**vars(args), "input": f})) for f in files]
     counts = {
         "inserted": 0,
         "replaced": 0,
@@ -136,17 +150,50 @@ def run_add(args: argparse.Namespace) -> int:
         "skipped": 0,
         "already_done": 0,
     }
-    items = _reading(reader, counts)
-    first = next(items, None)  # an empty or unreadable input too: before a store is created
+    reasons: dict[str, int] = {}  # skipped records by reason
+    first_items = _reading(readers[0], counts)
+    first = next(first_items, None)  # an empty or unreadable input too: before a store exists
     detector = open_detector(args)
     warn_without_tables(detector)
-    name = "index-add:" + str(Path(args.input).resolve())
-    head = _head(args.input)
-    done = _resume_after(detector.store.get_checkpoint(name), args.input)
+    bar = progress(args.quiet, "indexing")
+    seen = 0
+    for path, reader, label in zip(files, readers, named, strict=True):
+        if reader is readers[0]:
+            items = chain([] if first is None else [first], first_items)
+        else:
+            items = _reading(reader, counts)
+        if label is not None:
+            items = (prefixed(item, label) for item in items)
+        limit = None if args.limit is None else args.limit - seen
+        seen += _add_input(args, detector, reader, path, items, counts, reasons, bar, limit)
+    bar.close()
+    counts["documents_in_store"] = len(detector)
+    if counts["skipped"] > SKIPS_SHOWN:
+        print(f"neardup: ... {counts['skipped'] - SKIPS_SHOWN} more skipped", file=sys.stderr)
+    print(json.dumps({**counts, "skipped_by_reason": reasons}), file=sys.stderr)
+    return 0
+
+
+def _add_input(
+    args: argparse.Namespace,
+    detector: Any,
+    reader: Any,
+    path: str,
+    items: Iterator[Record | Skipped],
+    counts: dict[str, int],
+    reasons: dict[str, int],
+    bar: Any,
+    limit: int | None,
+) -> int:
+    """Check and insert one input's ``items`` a batch (one transaction) at a time, after the
+    records its checkpoint (named by the input's path) says were committed; how many records
+    were read past it."""
+    name = "index-add:" + str(Path(path).resolve())
+    head = _head(path)
+    done = _resume_after(detector.store.get_checkpoint(name), path)
     batch: list[Record] = []
     last = done
     numbered = args.id_field is None  # ids are record numbers
-    bar = progress(args.quiet, "indexing")
 
     def flush(upto: int) -> None:
         mark = json.dumps({"record": upto, **(head or {})})
@@ -183,15 +230,14 @@ def run_add(args: argparse.Namespace) -> int:
                   file=sys.stderr)  # fmt: skip
 
     seen = 0
-    reasons: dict[str, int] = {}  # skipped records by reason
     first_at: dict[str, int] = {}  # id -> record number: an id the file repeats is a bad record
-    for item in chain([] if first is None else [first], items):
+    for item in items:
         if isinstance(item, Record):
             item = _first_use(reader, item, first_at, counts)
         if item.number <= done:
             counts["already_done"] += 1
             continue
-        if args.limit is not None and seen >= args.limit:
+        if limit is not None and seen >= limit:
             break
         seen += 1
         bar.update(1)
@@ -205,12 +251,7 @@ def run_add(args: argparse.Namespace) -> int:
             flush(last)
     if batch or last > done:
         flush(last)
-    bar.close()
-    counts["documents_in_store"] = len(detector)
-    if counts["skipped"] > SKIPS_SHOWN:
-        print(f"neardup: ... {counts['skipped'] - SKIPS_SHOWN} more skipped", file=sys.stderr)
-    print(json.dumps({**counts, "skipped_by_reason": reasons}), file=sys.stderr)
-    return 0
+    return seen
 
 
 HEAD_BYTES = 1 << 16  # the start of an input that identifies it for resuming
