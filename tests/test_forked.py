@@ -119,3 +119,12 @@ def test_auto_on_forked_workers_finds_the_pairs_of_one(monkeypatch, tmp_path, ch
     pids = set(seen.read_text().split())
     assert str(os.getpid()) in pids and len(pids) > 1
     assert _no_child_left()
+
+
+def test_more_chunks_than_a_pipe_page_holds_run_here():
+    """The chunk numbers are written before any process takes one, so past what one pipe page
+    holds (a user over the pipe quota gets one-page pipes) the write could wait forever."""
+    from neardup.forked import MAX_CHUNKS
+
+    got = map_forked(lambda lo, hi: (lo, os.getpid()), MAX_CHUNKS + 1, size=1, workers=2)
+    assert got == [(k, os.getpid()) for k in range(MAX_CHUNKS + 1)]

@@ -30,7 +30,9 @@ from .parallel import chunk_ranges
 T = TypeVar("T")
 
 _NUMBER = struct.Struct("<i")  # a chunk's number in the pipe of chunks to take
-MAX_CHUNKS = 65_536 // _NUMBER.size  # numbers a pipe holds before its writer waits (64 KiB)
+# Chunk numbers written before any process takes one: what a pipe holds whatever its size (one
+# page; Linux gives a user over its pipe-page quota one-page pipes), so the write never waits.
+MAX_CHUNKS = 4096 // _NUMBER.size
 
 
 def can_fork() -> bool:
@@ -41,8 +43,8 @@ def can_fork() -> bool:
 def map_forked(function: Callable[[int, int], T], n: int, *, size: int, workers: int) -> list[T]:
     """``function(lo, hi)`` over the chunks of ``range(n)`` (``size`` items each), the results
     in chunk order, on this process and ``workers - 1`` forked children where forking is safe
-    (:func:`can_fork`) and there are at least two chunks; else here, one chunk after another.
-    ``function``'s result must pickle."""
+    (:func:`can_fork`) and there are two to ``MAX_CHUNKS`` chunks; else here, one chunk after
+    another. ``function``'s result must pickle."""
     ranges = chunk_ranges(n, size)
     if workers <= 1 or len(ranges) < 2 or len(ranges) > MAX_CHUNKS or not can_fork():
         return [function(lo, hi) for lo, hi in ranges]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compiling import few_pairs
-from ..forked import map_forked
+from ..forked import MAX_CHUNKS, map_forked
 from ..parallel import chunk_ranges
 from ..readings import heard_codes
 from .align import _MAY_MOVE, _aligned_in_order, _canonical, _matched_tokens, _permuted
@@ -365,16 +365,17 @@ def _value_verdicts(
         differ = _numbers_differ_unaligned(tokens, left, right, rest, final, unmatched, rule)
         hard[rest[differ]] = True  # what the alignment would find: ok stays False
         rest = rest[~differ]
+    size = max(ALIGNED_CHUNK, -(-len(rest) // MAX_CHUNKS))
     parts = map_forked(
         lambda lo, hi: _aligned_verdicts(
             texts, left, right, rest[lo:hi], strict, rule, boilerplate
         ),
         len(rest),
-        size=ALIGNED_CHUNK,
+        size=size,
         workers=workers if len(rest) >= FORK_PAIRS else 1,
     )
     for (lo, hi), (part_changes, part_hard, part_ok) in zip(
-        chunk_ranges(len(rest), ALIGNED_CHUNK), parts, strict=True
+        chunk_ranges(len(rest), size), parts, strict=True
     ):
         changes[rest[lo:hi]] = part_changes
         hard[rest[lo:hi]] = part_hard
@@ -384,7 +385,8 @@ def _value_verdicts(
 
 # The aligned value test on ``workers`` processes (:func:`neardup.forked.map_forked`) from
 # ``FORK_PAIRS`` pairs (a fork costs about 5 ms, a long pair 0.5-1 ms, a short one 20 µs),
-# ``ALIGNED_CHUNK`` pairs at a time (a text's tokens are made once per chunk).
+# ``ALIGNED_CHUNK`` pairs at a time (a text's tokens are made once per chunk; more at once past
+# ``MAX_CHUNKS`` chunks).
 FORK_PAIRS = 200
 ALIGNED_CHUNK = 64
 
