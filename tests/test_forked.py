@@ -9,6 +9,7 @@ servers of other tests): each case that must fork runs in a fresh interpreter
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -23,14 +24,14 @@ HERE = Path(__file__).resolve().parent
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux")
 
 
-def _in_fresh_process(case: str, tmp_path: Path) -> None:
+def _in_fresh_process(case: str, tmp_path: Path, timeout: float = 120) -> None:
     """Run ``case`` (a function of this module taking a folder) in a new interpreter."""
     code = (
         f"import sys; sys.path.insert(0, {str(HERE)!r}); import test_forked as t; "
         f"t.{case}(__import__('pathlib').Path({str(tmp_path)!r})); t._no_child_left()"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -82,12 +83,101 @@ def _error(_folder: Path) -> None:
         raise AssertionError("the chunk's error was not raised")
 
 
+def _fork_failed(_folder: Path) -> None:
+    from neardup import forked
+
+    real, forks = os.fork, []
+
+    def fork() -> int:
+        forks.append(1)
+        if len(forks) == 2:
+            raise OSError(12, "Cannot allocate memory")
+        return real()
+
+    forked.os.fork = fork  # the second child cannot be made: the work goes on without it
+    got = map_forked(lambda lo, hi: (time.sleep(0.001), lo)[1], 100, size=2, workers=4)
+    assert got == list(range(0, 100, 2)) and len(forks) == 2
+
+
+def _child_stuck(_folder: Path) -> None:
+    from neardup import forked
+
+    forked.MIN_PATIENCE, forked.PATIENCE = 1.0, 1
+    parent = os.getpid()
+
+    def chunk(lo: int, hi: int) -> int:
+        time.sleep(0.001)
+        if os.getpid() != parent:
+            time.sleep(3600)  # a lock another library's thread held at the fork
+        return lo
+
+    start = time.monotonic()
+    assert map_forked(chunk, 60, size=3, workers=3) == list(range(0, 60, 3))
+    assert time.monotonic() - start < 30
+
+
+def _sigchld_ignored(_folder: Path) -> None:
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the system reaps children itself
+    got = map_forked(lambda lo, hi: (time.sleep(0.002), lo)[1], 200, size=4, workers=3)
+    assert got == list(range(0, 200, 4))
+
+
+def _parent_dies(folder: Path) -> None:
+    """Forks children over slow chunks, writes their pids, and is killed from outside."""
+
+    def chunk(lo: int, hi: int) -> int:
+        with open(folder / "pids", "a") as f:
+            f.write(f"{os.getpid()}\n")
+        time.sleep(60)  # still in its chunk when the parent dies (no pipe to write to yet)
+        return lo
+
+    map_forked(chunk, 40, size=1, workers=3)
+
+
 @linux_only
-@pytest.mark.parametrize("case", ["_order", "_child_died", "_error"])
+@pytest.mark.parametrize(
+    "case", ["_order", "_child_died", "_error", "_fork_failed", "_child_stuck", "_sigchld_ignored"]
+)
 def test_forked_chunks(case, tmp_path):
-    """In chunk order from several processes; a child that died leaves its chunks to the
-    parent; an error in a chunk is raised in the parent; no child is left behind."""
+    """In chunk order from several processes; what a child fails to send, or a child that could
+    not be forked, leaves its chunks to the parent (a child that died, or sends nothing for too
+    long and is killed); an error in a chunk is raised in the parent; children are reaped even
+    where SIGCHLD is ignored, and none is left behind."""
     _in_fresh_process(case, tmp_path)
+
+
+@linux_only
+def test_children_die_with_their_parent(tmp_path):
+    code = (
+        f"import sys; sys.path.insert(0, {str(HERE)!r}); import test_forked as t; "
+        f"t._parent_dies(__import__('pathlib').Path({str(tmp_path)!r}))"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code])
+    pids = tmp_path / "pids"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(set(_read(pids))) < 3:
+        time.sleep(0.05)
+    children = set(_read(pids)) - {parent.pid}
+    assert children, "no child took a chunk"
+    parent.kill()  # kill -9: no finally, no exit handler
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in children):
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in children)
+
+
+def _read(path: Path) -> list[int]:
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped by init, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
 
 
 def test_no_fork_while_another_thread_runs():

@@ -2,27 +2,41 @@
 
 Threads give the compiled kernels every core (they release the interpreter lock), but work
 written in Python — the copy rule's value test, which aligns a pair's tokens and reads its
-gaps — runs on one core whatever the number of threads. Where it is safe (Linux, and no thread
-in this process but the calling one: a lock another thread held would stay held in a child
-forever), :func:`map_forked` forks ``workers - 1`` children, which see this process's memory as
-it is (nothing is copied to them). The chunks' numbers wait in a pipe; this process and the
-children each take the next one as they finish the last (so a slow chunk does not hold the
-others back) and the children send their results back pickled through a pipe of their own.
+gaps — runs on one core whatever the number of threads. Where it is safe (Linux, and no Python
+thread in this process but the calling one: a lock another thread held would stay held in a
+child forever), :func:`map_forked` forks ``workers - 1`` children, which see this process's
+memory as it is (nothing is copied to them). The chunks' numbers wait in a pipe; this process
+and the children each take the next one as they finish the last (so a slow chunk does not hold
+the others back); a child tells each chunk it finished as it goes (a few bytes: the pipe never
+fills before this process reads it) and sends its results, pickled, when the chunks run out.
 The results are put in chunk order, so what the caller joins is what one process would have
-made. A chunk a failed child took (killed, out of memory) is computed here: the same result,
-or the same error, raised where it is seen.
+made.
+
+Nothing a child does can change that answer: a chunk whose result did not arrive whole (the
+child was killed, ran out of memory, or raised) is computed here — the same result, or the same
+error, raised where it is seen — and so is every chunk of a child that sends nothing for
+``PATIENCE`` times the slowest chunk this process computed (at least ``MIN_PATIENCE`` seconds:
+a child stuck on a lock some library's own thread held at the fork), after it is killed. A
+child dies with this process (``PR_SET_PDEATHSIG``), runs no garbage collection of the objects
+it inherited (their finalizers belong to this process) and leaves with ``os._exit`` (no exit
+handler runs, no buffered output is written twice). A child that cannot be forked (no memory,
+no process slot) is simply not there.
 """
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import os
 import pickle
+import select
 import signal
 import struct
 import sys
 import threading
-from collections.abc import Callable
-from contextlib import suppress
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 from .parallel import chunk_ranges
@@ -30,13 +44,17 @@ from .parallel import chunk_ranges
 T = TypeVar("T")
 
 _NUMBER = struct.Struct("<i")  # a chunk's number in the pipe of chunks to take
+_LENGTH = struct.Struct("<Q")  # what a child sends: 0 (a chunk done) or its results' length
 # Chunk numbers written before any process takes one: what a pipe holds whatever its size (one
 # page; Linux gives a user over its pipe-page quota one-page pipes), so the write never waits.
 MAX_CHUNKS = 4096 // _NUMBER.size
+PATIENCE = 20  # times the slowest chunk computed here that a silent child is waited for
+MIN_PATIENCE = 60.0  # seconds
+_PR_SET_PDEATHSIG = 1
 
 
 def can_fork() -> bool:
-    """Whether this process may fork a child that runs Python: Linux, one thread."""
+    """Whether this process may fork a child that runs Python: Linux, one Python thread."""
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
@@ -54,12 +72,19 @@ def map_forked(function: Callable[[int, int], T], n: int, *, size: int, workers:
     found: dict[int, Any] = {}
     children: list[_Child] = []
     try:
-        children = [_Child(function, ranges, take) for _ in range(min(workers, len(ranges)) - 1)]
-        found.update(_take_chunks(function, ranges, take))
-        for child in children:
-            found.update(child.results())
-        for k in set(range(len(ranges))) - found.keys():  # taken by a child that failed
-            found[k] = function(*ranges[k])
+        for _ in range(min(workers, len(ranges)) - 1):
+            try:
+                children.append(_Child(function, ranges, take))
+            except OSError:  # no memory or process slot for another child: fewer of them
+                break
+        slowest = 0.0
+        for k, result, seconds in _take_chunks(function, ranges, take):
+            found[k] = result
+            slowest = max(slowest, seconds)
+        _collect(children, found, patience=max(MIN_PATIENCE, PATIENCE * slowest))
+        for k in range(len(ranges)):
+            if k not in found:  # its child failed, or was stopped
+                found[k] = function(*ranges[k])
         return [found[k] for k in range(len(ranges))]
     finally:
         os.close(take)
@@ -69,56 +94,137 @@ def map_forked(function: Callable[[int, int], T], n: int, *, size: int, workers:
 
 def _take_chunks(
     function: Callable[[int, int], T], ranges: list[tuple[int, int]], take: int
-) -> dict[int, T]:
-    """Compute the chunks this process takes from the pipe ``take`` until it is empty."""
-    done = {}
+) -> Iterator[tuple[int, T, float]]:
+    """The chunks this process takes from the pipe ``take`` until it is empty, computed:
+    ``(number, result, seconds)``."""
     while len(number := os.read(take, _NUMBER.size)) == _NUMBER.size:
         (k,) = _NUMBER.unpack(number)
-        done[k] = function(*ranges[k])
-    return done
+        start = time.perf_counter()
+        result = function(*ranges[k])
+        yield k, result, time.perf_counter() - start
+
+
+def _collect(children: list[_Child], found: dict[int, Any], *, patience: float) -> None:
+    """Read every child's results into ``found`` until each has finished, or has sent nothing
+    for ``patience`` seconds (then it is stopped: its chunks are computed by the caller)."""
+    waiting = {child.fd: child for child in children}
+    heard = dict.fromkeys(waiting, time.monotonic())  # when each child last sent anything
+    while waiting:
+        wait = min(heard.values()) + patience - time.monotonic()
+        ready, _, _ = select.select(list(waiting), [], [], max(0.0, wait))
+        now = time.monotonic()
+        for fd in ready:
+            heard[fd] = now
+            if not waiting[fd].receive(found):  # the child's end
+                waiting.pop(fd).stop()
+                del heard[fd]
+        for fd in [fd for fd, at in heard.items() if now - at >= patience]:
+            waiting.pop(fd).stop()  # stuck (a lock another library's thread held at the fork)
+            del heard[fd]
 
 
 class _Child:
-    """A forked child taking chunks (:func:`_take_chunks`) and writing their results, pickled,
-    to its pipe; it leaves with ``os._exit`` (no exit handler of the parent's runs in it, and
-    nothing the parent buffered for its output is written twice)."""
+    """A forked child taking chunks (:func:`_take_chunks`): it sends ``0`` to its pipe for each
+    chunk it finished, then ``length, pickle({number: result})``."""
 
     def __init__(self, function: Callable[[int, int], Any], ranges: list, take: int):
         read, write = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the child
-            status = 1
+        parent = os.getpid()
+        with _signals_blocked() as mask:  # no interrupt between the fork and the child's setup
             try:
+                self.pid = os.fork()
+            except OSError:
                 os.close(read)
-                signal.signal(signal.SIGINT, signal.SIG_DFL)  # interrupted: leave, say nothing
-                data = pickle.dumps(
-                    _take_chunks(function, ranges, take), protocol=pickle.HIGHEST_PROTOCOL
-                )
-                with os.fdopen(write, "wb") as out:
-                    out.write(data)
-                status = 0
-            finally:
-                os._exit(status)
+                os.close(write)
+                raise
+            if self.pid == 0:
+                _child_main(function, ranges, take, read, write, parent, mask)
         os.close(write)
-        self.pipe = os.fdopen(read, "rb")
+        self.fd = read
+        self.buffer = bytearray()
 
-    def results(self) -> dict[int, Any]:
-        """The chunks the child computed, by number (none when it failed)."""
-        data = self.pipe.read()
-        self.pipe.close()
-        _pid, status = os.waitpid(self.pid, 0)
-        self.pid = 0
-        if os.waitstatus_to_exitcode(status) == 0:
-            with suppress(Exception):  # a truncated result: its chunks are computed again
-                return pickle.loads(data)
-        return {}
+    def receive(self, found: dict[int, Any]) -> bool:
+        """Read what the child sent; its results, once whole, into ``found``. False at the
+        end of what it sends."""
+        data = os.read(self.fd, 1 << 20)
+        if not data:
+            return False
+        self.buffer += data
+        while len(self.buffer) >= _LENGTH.size:
+            (length,) = _LENGTH.unpack_from(self.buffer)
+            if len(self.buffer) < _LENGTH.size + length:
+                break  # the rest of the results is on its way
+            message = bytes(self.buffer[_LENGTH.size : _LENGTH.size + length])
+            del self.buffer[: _LENGTH.size + length]
+            if length:
+                with suppress(Exception):  # unreadable: its chunks are computed again
+                    found.update(pickle.loads(message))
+        return True
 
     def stop(self) -> None:
-        """End the child if it still runs (this process is leaving on an error)."""
-        if not self.pipe.closed:
-            self.pipe.close()
+        """End the child if it still runs, reap it and close its pipe (once)."""
         if self.pid:
             with suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            with suppress(ChildProcessError):  # SIGCHLD ignored: the system reaped it
+                os.waitpid(self.pid, 0)
             self.pid = 0
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _child_main(
+    function: Callable[[int, int], Any],
+    ranges: list,
+    take: int,
+    read: int,
+    write: int,
+    parent: int,
+    mask: set[signal.Signals],
+) -> None:
+    """The child's whole life: compute chunks, send each result, leave with ``os._exit``."""
+    status = 1
+    try:
+        os.close(read)
+        _die_with(parent)
+        gc.disable()  # inherited garbage is the parent's to finalize
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # interrupted: leave, say nothing
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        done = {}
+        for k, result, _seconds in _take_chunks(function, ranges, take):
+            done[k] = result
+            _write_all(write, _LENGTH.pack(0))  # alive: one more chunk finished
+        message = pickle.dumps(done, protocol=pickle.HIGHEST_PROTOCOL)
+        _write_all(write, _LENGTH.pack(len(message)) + message)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _die_with(parent: int) -> None:
+    """Have the kernel kill this child when its parent dies (killed, out of memory), and leave
+    now if it already has."""
+    with suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+@contextmanager
+def _signals_blocked() -> Iterator[set[signal.Signals]]:
+    """Interrupts held back (delivered once the block ends), yielding the mask before it."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield before
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)

@@ -148,7 +148,7 @@ class Inputs:
         for source, reader in enumerate(self.readers):
             for item in reader:
                 if self.prefix_ids:
-                    item = prefixed(item, self.labels[source])
+                    item = _prefixed(item, self.labels[source])
                 yield Item(source, item)
 
     def blocks(self) -> Iterator[tuple[int, Any]]:
@@ -163,7 +163,7 @@ class Inputs:
                     if isinstance(block, Columns):
                         block = block.with_prefix(label)
                     else:
-                        block = [prefixed(item, label) for item in block]
+                        block = [_prefixed(item, label) for item in block]
                 yield source, block
 
     def where(self, source: int, number: int) -> str:
@@ -171,7 +171,7 @@ class Inputs:
         return f"{self.readers[source].source}, record {number}"
 
 
-def prefixed(item: Record | Skipped, label: str) -> Record | Skipped:
+def _prefixed(item: Record | Skipped, label: str) -> Record | Skipped:
     """The item with its record-number id made unique across inputs: ``label:number``."""
     if isinstance(item, Record):
         return Record(item.number, f"{label}:{item.id}", item.text, item.raw)

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from ..errors import DocumentConflictError, InputError, StoreError
-from ..inputs import expand, labels, prefixed
+from ..errors import ConfigError, DocumentConflictError, InputError, StoreError
+from ..inputs import Inputs
 from ..pipeline.reading import progress, warn_lost_tail
 from ..readers import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
 from ..store.url import redact
@@ -47,9 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             a.add_argument(
                 "input",
                 nargs="+",
-                help="files, directories (every file of a known format under them), glob "
-                "patterns, or '-' (standard input), added in the order given; without "
-                "--id-field, documents of several inputs are named <input>:<record number>",
+                help="files, directories (every file of a known format under them) or glob "
+                "patterns, added in the order given, each resuming on its own; several "
+                "inputs need --id-field",
             )
         else:
             a.add_argument("input")
@@ -134,13 +134,23 @@ SKIPS_SHOWN = 20  # skipped records named on stderr, one line each; the rest are
 
 def run_add(args: argparse.Namespace) -> int:
     if args.batch_size < 1:
-        from ..errors import ConfigError
-
         raise ConfigError(f"--batch-size {args.batch_size} must be at least 1")
-    files = expand(args.input)
-    named = labels(files) if len(files) > 1 and args.id_field is None else [None] * len(files)
-    # every input opened, and the first one's first record read, before a store is created
-    readers = [_records(argparse.Namespace(**{**vars(args), "input": f})) for f in files]
+    # every input found, and the first one's first record read, before a store is created
+    inputs = Inputs(
+        args.input,
+        text_field=args.text_field,
+        id_field=args.id_field,
+        fmt=args.format,
+        on_error=args.on_error,
+    )
+    if len(inputs) > 1 and args.id_field is None:
+        raise ConfigError(
+            f"{len(inputs)} inputs need --id-field: without it a document's id is its record "
+            "number, which every input repeats, and a stored id must name one document from "
+            "one run to the next; give --id-field, or add the inputs one at a time"
+        )
+    files = [str(reader.path) for reader in inputs.readers]
+    readers = inputs.readers
     counts = {
         "inserted": 0,
         "replaced": 0,
@@ -157,13 +167,11 @@ def run_add(args: argparse.Namespace) -> int:
     warn_without_tables(detector)
     bar = progress(args.quiet, "indexing")
     seen = 0
-    for path, reader, label in zip(files, readers, named, strict=True):
+    for path, reader in zip(files, readers, strict=True):
         if reader is readers[0]:
             items = chain([] if first is None else [first], first_items)
         else:
             items = _reading(reader, counts)
-        if label is not None:
-            items = (prefixed(item, label) for item in items)
         limit = None if args.limit is None else args.limit - seen
         seen += _add_input(args, detector, reader, path, items, counts, reasons, bar, limit)
     bar.close()
