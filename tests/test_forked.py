@@ -240,6 +240,50 @@ def _auto_on_forked_workers(folder: Path, *, chunked: bool) -> None:
     assert str(os.getpid()) in pids and len(pids) > 1, pids
 
 
+def _auto_groups(folder: Path) -> None:
+    """Pairs verified in several groups as the candidates come: every group, not only the last,
+    is verified with the candidate threads stopped, so it forks."""
+    os.environ["NEARDUP_COMPILED_FROM"] = "0"  # the kernels and the threads, however small
+    import numpy as np
+
+    from neardup.copyrule import verdicts
+    from neardup.methods import auto, create
+    from test_replay import corpus
+
+    seen, group = folder / "groups", [0]
+    aligned, held = verdicts._aligned_verdicts, auto.AutoMethod._verify_held
+
+    def recorded(*args, **kwargs):
+        with open(seen, "a") as f:
+            f.write(f"{group[0]} {os.getpid()}\n")
+        return aligned(*args, **kwargs)
+
+    def verify_held(*args, **kwargs):
+        group[0] += 1
+        return held(*args, **kwargs)
+
+    verdicts._aligned_verdicts, auto.AutoMethod._verify_held = recorded, verify_held
+    verdicts.FORK_PAIRS, verdicts.ALIGNED_CHUNK = 2, 3
+    auto.POSSIBLE_CHUNK, auto.CANDIDATE_BLOCK = 100, 2_000
+    texts = corpus()
+
+    def run(workers: int):
+        method = create("auto")
+        method.workers = workers
+        return method.find_pairs(texts)
+
+    want = run(1)
+    seen.unlink()
+    got = run(2)
+    for field in ("left", "right", "distance", "similarity", "method"):
+        assert np.array_equal(getattr(got, field), getattr(want, field), equal_nan=True), field
+    pids: dict[str, set[str]] = {}
+    for line in seen.read_text().splitlines():
+        g, pid = line.split()
+        pids.setdefault(g, set()).add(pid)
+    assert len(pids) >= 2 and all(len(found) > 1 for found in pids.values()), pids
+
+
 def _auto_pairs(folder: Path) -> None:
     _auto_on_forked_workers(folder, chunked=False)
 
@@ -249,7 +293,7 @@ def _auto_chunks(folder: Path) -> None:
 
 
 @linux_only
-@pytest.mark.parametrize("case", ["_auto_pairs", "_auto_chunks"])
+@pytest.mark.parametrize("case", ["_auto_pairs", "_auto_chunks", "_auto_groups"])
 def test_auto_on_forked_workers_finds_the_pairs_of_one(case, tmp_path):
     """Oracle: one worker. With two, the aligned value test of one verification chunk is
     shared out by pairs (``_auto_pairs``), or several verification chunks are

@@ -73,7 +73,8 @@ def iter_ranges(
     function: Callable[[int, int], T], n: int, *, size: int, workers: int
 ) -> Iterator[T]:
     """:func:`map_ranges` as results come, in chunk order, with at most ``2 * workers`` chunks
-    computed ahead: the caller reduces each result before the next ones pile up (memory)."""
+    computed ahead: the caller reduces each result before the next ones pile up (memory).
+    Closing it early stops the threads once the chunks they run end."""
     ranges = chunk_ranges(n, size)
     if workers <= 1 or len(ranges) <= 1:
         for lo, hi in ranges:
@@ -81,9 +82,13 @@ def iter_ranges(
         return
     with ThreadPoolExecutor(min(workers, len(ranges)), thread_name_prefix="neardup") as pool:
         ahead: deque[Future[T]] = deque()
-        for lo, hi in ranges:
-            ahead.append(pool.submit(copy_context().run, function, lo, hi))  # the run's context
-            if len(ahead) >= 2 * workers:
+        try:
+            for lo, hi in ranges:
+                ahead.append(pool.submit(copy_context().run, function, lo, hi))  # run's context
+                if len(ahead) >= 2 * workers:
+                    yield ahead.popleft().result()
+            while ahead:
                 yield ahead.popleft().result()
-        while ahead:
-            yield ahead.popleft().result()
+        finally:  # closed early: the chunks not started are not computed (the threads end)
+            for future in ahead:
+                future.cancel()

@@ -34,7 +34,7 @@ rule joins a duplicate to the kept document with the highest one.
 
 from __future__ import annotations
 
-import threading
+import queue
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -585,7 +585,7 @@ class AutoMethod:
         misses = NearMisses()
         kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         candidates = 0
-        for judged, part in self._possible_pairs(prepared):  # a block of documents at a time
+        for judged, part in self._possible_pairs(prepared, held):  # a block of documents
             candidates += judged
             held.add(*part)
             clock.lap("candidates")
@@ -619,7 +619,9 @@ class AutoMethod:
             self.stats["partial_pairs"] = len(self.related_pairs)
         return found
 
-    def _possible_pairs(self, prepared: Prepared) -> Iterator[tuple[int, tuple[np.ndarray, ...]]]:
+    def _possible_pairs(
+        self, prepared: Prepared, held: _Held
+    ) -> Iterator[tuple[int, tuple[np.ndarray, ...]]]:
         """The candidate pairs of a batch (documents sharing a sketch key) that can pass, with
         their shapes, a block of ``CANDIDATE_BLOCK`` candidates at a time on ``workers``
         threads, in order: each block's number of candidates and its pairs ``(left, right,
@@ -627,7 +629,11 @@ class AutoMethod:
         (:func:`neardup._pairkernels.possible_candidates`: the shapes of :meth:`_shapes`, no
         array of candidates; weibo_ced_zh: 0.65 of 23.3 million candidates). A small batch
         (:mod:`neardup.compiling`) makes its candidates first and shapes them with
-        :meth:`_shapes` — the same loops, in kernels that compile in half the time."""
+        :meth:`_shapes` — the same loops, in kernels that compile in half the time.
+
+        A block that fills ``held`` to ``POSSIBLE_CHUNK`` is yielded once the threads are
+        stopped (blocks computed ahead are computed again after), so that the group it closes
+        is verified in a process of one thread, which may fork (:mod:`neardup.forked`)."""
         if small(len(prepared.sketch[0])):
             _stats, chunks = candidate_chunks(*prepared.sketch, workers=self.workers)
             for left, right in chunks:
@@ -644,18 +650,36 @@ class AutoMethod:
         else:
             none = np.empty(0, np.int64)
             bucket_args = (np.empty((0, 1), np.uint8), none, none, np.empty((1, 1), np.int64))
-        local = threading.local()  # each thread's document marks, made once
+        spare: queue.SimpleQueue = queue.SimpleQueue()  # document marks, one per thread at work
 
         def block(k: int, _end: int) -> tuple[int, tuple[np.ndarray, ...]]:
-            if not hasattr(local, "marks"):
+            try:
+                marks = spare.get_nowait()
+            except queue.Empty:
                 n = len(postings)
-                local.marks = (np.full(n, -1, np.int64), np.empty(n, np.int64))
+                marks = (np.full(n, -1, np.int64), np.empty(n, np.int64))
             *pairs, judged = _pairkernels.possible_candidates(
-                *postings.arrays, *blocks[k], *sets, *bounds, *bucket_args, *local.marks
+                *postings.arrays, *blocks[k], *sets, *bounds, *bucket_args, *marks
             )
+            spare.put(marks)
             return judged, tuple(p.copy() for p in pairs)  # not the block's room
 
-        yield from iter_ranges(block, len(blocks), size=1, workers=self.workers)
+        done = 0
+        while done < len(blocks):
+            start = done
+            found = iter_ranges(
+                lambda k, end, start=start: block(start + k, start + end),
+                len(blocks) - start,
+                size=1,
+                workers=self.workers,
+            )
+            for judged, part in found:
+                done += 1
+                if held.size + len(part[0]) >= POSSIBLE_CHUNK and done < len(blocks):
+                    found.close()  # its threads end: the group this block closes may fork
+                    yield judged, part
+                    break
+                yield judged, part
 
     def _verify_held(
         self,
