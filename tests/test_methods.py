@@ -15,7 +15,7 @@ from neardup.config import NormalizeConfig
 from neardup.errors import ConfigError
 from neardup.index.ngram import NgramIndex, candidate_pairs
 from neardup.methods import create
-from neardup.methods.auto import SKETCH_SHARED_KEYS
+from neardup.methods.auto import SKETCH_SHARED_KEYS, _Held
 from neardup.normalize import normalize
 from neardup.verify import similarity, similarity_pairs
 
@@ -251,10 +251,13 @@ def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, monkey
         assert len(shape.checked) < len(
             method._shapes(replace(prepared, buckets=None), left, right).checked
         )
-    for block, workers in ((10**9, 1), (300, 1), (300, 2)):  # blocks shared by two threads
+    # blocks shared by two threads; at last with their threads stopped and started again after
+    # every block that holds a pair (as before a group of pairs is verified mid-stream)
+    for block, workers, group in ((10**9, 1, 10**9), (300, 1, 10**9), (300, 2, 10**9), (300, 2, 1)):
         monkeypatch.setattr("neardup.methods.auto.CANDIDATE_BLOCK", block)
+        monkeypatch.setattr("neardup.methods.auto.POSSIBLE_CHUNK", group)
         method.workers = workers
-        parts = list(method._possible_pairs(prepared))
+        parts = list(method._possible_pairs(prepared, _Held()))
         assert len(parts) > 1 or block > len(left)
         assert sum(judged for judged, _ in parts) == len(left)
         got = [np.concatenate([p[k] for _, p in parts]) for k in range(5)]

@@ -323,8 +323,9 @@ def possible_candidates(
     ``SHAPED_AT_ONCE`` at a time as they are made, never held all at once. Returns ``(left,
     right, strict, contain, cover, candidates)``: the pairs that can pass, their shapes, and
     how many candidates there were. ``mark`` and ``later`` are :func:`_later_pairs`' arrays, one
-    item per document; a thread may pass the same to each block it runs (``mark`` starts at -1
-    and holds documents of other blocks only, never ``x``). (The output arrays are never
+    item per document; a thread may pass the same to each block it runs once (``mark`` starts
+    at -1 and holds documents of other blocks only, never ``x``: a block run again needs them
+    fresh). (The output arrays are never
     replaced inside the loop: a reassigned array costs reference counting on every candidate,
     five times the time.)"""
     m = SHAPED_AT_ONCE

@@ -650,11 +650,10 @@ class AutoMethod:
         else:
             none = np.empty(0, np.int64)
             bucket_args = (np.empty((0, 1), np.uint8), none, none, np.empty((1, 1), np.int64))
-        spare: queue.SimpleQueue = queue.SimpleQueue()  # document marks, one per thread at work
 
-        def block(k: int, _end: int) -> tuple[int, tuple[np.ndarray, ...]]:
-            try:
-                marks = spare.get_nowait()
+        def block(k: int, spare: queue.SimpleQueue) -> tuple[int, tuple[np.ndarray, ...]]:
+            try:  # document marks, one per thread at work; a mark names the document that
+                marks = spare.get_nowait()  # found it: a block run twice needs fresh marks
             except queue.Empty:
                 n = len(postings)
                 marks = (np.full(n, -1, np.int64), np.empty(n, np.int64))
@@ -666,9 +665,9 @@ class AutoMethod:
 
         done = 0
         while done < len(blocks):
-            start = done
+            start, spare = done, queue.SimpleQueue()
             found = iter_ranges(
-                lambda k, end, start=start: block(start + k, start + end),
+                lambda k, _end, start=start, spare=spare: block(start + k, spare),
                 len(blocks) - start,
                 size=1,
                 workers=self.workers,
