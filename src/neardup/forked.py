@@ -7,8 +7,8 @@ thread in this process but the calling one: a lock another thread held would sta
 child forever), :func:`map_forked` forks ``workers - 1`` children, which see this process's
 memory as it is (nothing is copied to them). The chunks' numbers wait in a pipe; this process
 and the children each take the next one as they finish the last (so a slow chunk does not hold
-the others back); a child tells each chunk it finished as it goes (a few bytes: the pipe never
-fills before this process reads it) and sends its results, pickled, when the chunks run out.
+the others back); a child tells each chunk it finished as it goes (eight bytes: how this process
+knows it is alive) and sends its results, pickled, when the chunks run out.
 The results are put in chunk order, so what the caller joins is what one process would have
 made.
 

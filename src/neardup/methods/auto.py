@@ -710,11 +710,11 @@ class AutoMethod:
         """The verdicts on pairs that can pass (:meth:`_possible_pairs`), a chunk of
         ``VERIFY_CHUNK`` pairs at a time on ``workers`` threads, in order, as they come (a
         chunk's verdicts are reduced before many pile up); the tokens of their documents made
-        once. Where forking is safe (:mod:`neardup.forked`: no other thread runs, so not while
-        the candidate threads of a batch wait for the next group, only for its last), several
-        chunks are shared out to forked children instead, whose Python value test then runs on
-        every core too (threads hold the interpreter lock for it), and their verdicts are all
-        held until the last comes; one chunk shares out its aligned pairs
+        once. Where forking is safe (:mod:`neardup.forked`: no other thread runs, which
+        :meth:`_possible_pairs` sees to before each group), several chunks are shared out to
+        forked children instead, whose Python value test then runs on every core too (threads
+        hold the interpreter lock for it), and their verdicts are all held until the last
+        comes; one chunk shares out its aligned pairs
         (:func:`neardup.copyrule.verdicts.judge_pairs`)."""
         used = np.zeros(len(prepared), np.bool_)
         used[left] = True
