@@ -44,12 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    skip_blas_probe()  # this process is ours: no SciPy import before the first kernel
     parser = build_parser()
     args = parser.parse_args(list(argv) if argv is not None else None)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    skip_blas_probe()  # this process is ours: no SciPy import before the first kernel
     try:
         with contextlib.ExitStack() as args.resources:
             return int(args.func(args) or 0)
