@@ -27,7 +27,7 @@ from .detector_options import (
     open_store_for,
     warn_without_tables,
 )
-from .options import add_workers_option, record_reader
+from .options import add_workers_option, reader_options, record_reader
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -136,13 +136,7 @@ def run_add(args: argparse.Namespace) -> int:
     if args.batch_size < 1:
         raise ConfigError(f"--batch-size {args.batch_size} must be at least 1")
     # every input found, and the first one's first record read, before a store is created
-    inputs = Inputs(
-        args.input,
-        text_field=args.text_field,
-        id_field=args.id_field,
-        fmt=args.format,
-        on_error=args.on_error,
-    )
+    inputs = Inputs(args.input, **reader_options(args))
     if len(inputs) > 1 and args.id_field is None:
         raise ConfigError(
             f"{len(inputs)} inputs need --id-field: without it a document's id is its record "

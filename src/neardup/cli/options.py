@@ -175,17 +175,21 @@ def _flag_of(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
+def reader_options(args: argparse.Namespace) -> dict[str, Any]:
+    """What the --format/--text-field/--id-field/--on-error options tell a reader."""
+    return {
+        "text_field": args.text_field,
+        "id_field": args.id_field,
+        "fmt": args.format,
+        "on_error": args.on_error,
+    }
+
+
 def record_reader(args: argparse.Namespace):
-    """The input reader the --format/--text-field/--id-field/--on-error options describe."""
+    """The reader of the one input ``args.input`` (:func:`reader_options`)."""
     from ..readers import RecordReader, field_of_records
 
-    reader = RecordReader(
-        args.input,
-        text_field=args.text_field,
-        id_field=args.id_field,
-        fmt=args.format,
-        on_error=args.on_error,
-    )
+    reader = RecordReader(args.input, **reader_options(args))
     if reader.format == "text" and args.text_field != "text":
         raise ConfigError(field_of_records(reader.path, "--text-field", args.format))
     return reader
