@@ -116,6 +116,71 @@ def _child_stuck(_folder: Path) -> None:
     assert time.monotonic() - start < 30
 
 
+def _child_busy(_folder: Path) -> None:
+    """A child silent past its patience but computing (a long chunk) is waited for."""
+    from neardup import forked
+
+    forked.MIN_PATIENCE, forked.PATIENCE = 0.5, 1
+    parent = os.getpid()
+
+    def chunk(lo: int, hi: int) -> tuple[int, int]:
+        if os.getpid() != parent:
+            end = time.monotonic() + 3
+            while time.monotonic() < end:  # processor time, no mark sent for 3 s
+                pass
+        else:
+            time.sleep(0.05)
+        return lo, os.getpid()
+
+    got = map_forked(chunk, 4, size=1, workers=2)
+    assert [lo for lo, _ in got] == [0, 1, 2, 3]
+    assert any(pid != parent for _, pid in got)  # the child's chunk came from the child
+
+
+def _interrupted_while_forking(_folder: Path) -> None:
+    """Ctrl-C as a child is forked: held back until the child is listed, then raised here,
+    and the child is stopped with the rest (none left, no descriptor left open)."""
+    from neardup import forked
+
+    real = os.fork
+
+    def fork() -> int:
+        pid = real()
+        if pid:
+            os.kill(os.getpid(), signal.SIGINT)
+        return pid
+
+    before = len(os.listdir("/proc/self/fd"))
+    forked.os.fork = fork
+    try:
+        map_forked(lambda lo, hi: (time.sleep(0.01), lo)[1], 100, size=2, workers=3)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the interrupt was lost")
+    finally:
+        forked.os.fork = real
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def _many_descriptors(_folder: Path) -> None:
+    """The children's pipes past descriptor 1023 (a process holding many files): select()
+    refuses those; the children are read all the same."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        return  # this machine cannot hold that many (the case cannot arise either)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        got = map_forked(lambda lo, hi: (time.sleep(0.002), lo)[1], 100, size=2, workers=3)
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert got == list(range(0, 100, 2))
+
+
 def _sigchld_ignored(_folder: Path) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the system reaps children itself
     got = map_forked(lambda lo, hi: (time.sleep(0.002), lo)[1], 200, size=4, workers=3)
@@ -136,7 +201,18 @@ def _parent_dies(folder: Path) -> None:
 
 @linux_only
 @pytest.mark.parametrize(
-    "case", ["_order", "_child_died", "_error", "_fork_failed", "_child_stuck", "_sigchld_ignored"]
+    "case",
+    [
+        "_order",
+        "_child_died",
+        "_error",
+        "_fork_failed",
+        "_child_stuck",
+        "_child_busy",
+        "_interrupted_while_forking",
+        "_many_descriptors",
+        "_sigchld_ignored",
+    ],
 )
 def test_forked_chunks(case, tmp_path):
     """In chunk order from several processes; what a child fails to send, or a child that could
@@ -207,19 +283,18 @@ def test_more_chunks_than_a_pipe_page_holds_run_here():
 def _auto_on_forked_workers(folder: Path, *, chunked: bool) -> None:
     import numpy as np
 
+    from neardup import forked
     from neardup.copyrule import verdicts
     from neardup.methods import auto, create
     from test_replay import corpus
 
-    seen = folder / "pids"
-    aligned = verdicts._aligned_verdicts
+    forks, child = [], forked._Child
 
-    def recorded(*args, **kwargs):
-        with open(seen, "a") as f:
-            f.write(f"{os.getpid()}\n")
-        return aligned(*args, **kwargs)
+    def counted(*args, **kwargs):
+        forks.append(1)  # in this process: a child forked for the value test
+        return child(*args, **kwargs)
 
-    verdicts._aligned_verdicts = recorded
+    forked._Child = counted
     verdicts.FORK_PAIRS, verdicts.ALIGNED_CHUNK = 2, 3
     if chunked:
         auto.VERIFY_CHUNK = 300
@@ -231,40 +306,34 @@ def _auto_on_forked_workers(folder: Path, *, chunked: bool) -> None:
         return method, method.find_pairs(texts)
 
     want_method, want = run(1)
-    seen.unlink()
+    assert not forks
     method, got = run(2)
     for field in ("left", "right", "distance", "similarity", "method"):
         assert np.array_equal(getattr(got, field), getattr(want, field), equal_nan=True), field
     assert method.near_misses.to_list() == want_method.near_misses.to_list()
-    pids = set(seen.read_text().split())
-    assert str(os.getpid()) in pids and len(pids) > 1, pids
+    assert forks
 
 
 def _auto_groups(folder: Path) -> None:
-    """Pairs verified in several groups as the candidates come: every group, not only the last,
-    is verified with the candidate threads stopped, so it forks."""
+    """Pairs verified in several groups as the candidates come: every group, not only the last
+    (nor one the last candidate block closes), is verified with the candidate threads stopped,
+    so that it may fork."""
     os.environ["NEARDUP_COMPILED_FROM"] = "0"  # the kernels and the threads, however small
+    import threading
+
     import numpy as np
 
-    from neardup.copyrule import verdicts
     from neardup.methods import auto, create
     from test_replay import corpus
 
-    seen, group = folder / "groups", [0]
-    aligned, held = verdicts._aligned_verdicts, auto.AutoMethod._verify_held
+    groups, verify = [], auto.AutoMethod._verify_possible
 
-    def recorded(*args, **kwargs):
-        with open(seen, "a") as f:
-            f.write(f"{group[0]} {os.getpid()}\n")
-        return aligned(*args, **kwargs)
+    def recorded(self, prepared, left, *args, **kwargs):
+        groups.append((len(left), threading.active_count()))
+        return verify(self, prepared, left, *args, **kwargs)
 
-    def verify_held(*args, **kwargs):
-        group[0] += 1
-        return held(*args, **kwargs)
-
-    verdicts._aligned_verdicts, auto.AutoMethod._verify_held = recorded, verify_held
-    verdicts.FORK_PAIRS, verdicts.ALIGNED_CHUNK = 2, 3
-    auto.POSSIBLE_CHUNK, auto.CANDIDATE_BLOCK = 100, 2_000
+    auto.AutoMethod._verify_possible = recorded
+    auto.CANDIDATE_BLOCK = 2_000
     texts = corpus()
 
     def run(workers: int):
@@ -273,15 +342,14 @@ def _auto_groups(folder: Path) -> None:
         return method.find_pairs(texts)
 
     want = run(1)
-    seen.unlink()
-    got = run(2)
-    for field in ("left", "right", "distance", "similarity", "method"):
-        assert np.array_equal(getattr(got, field), getattr(want, field), equal_nan=True), field
-    pids: dict[str, set[str]] = {}
-    for line in seen.read_text().splitlines():
-        g, pid = line.split()
-        pids.setdefault(g, set()).add(pid)
-    assert len(pids) >= 2 and all(len(found) > 1 for found in pids.values()), pids
+    for group in (1, 50, 100, 222, 223, 226, 10**9):  # 226: the last block closes a group
+        auto.POSSIBLE_CHUNK = group
+        groups.clear()
+        got = run(2)
+        for field in ("left", "right", "distance", "similarity", "method"):
+            assert np.array_equal(getattr(got, field), getattr(want, field), equal_nan=True)
+        assert groups and all(threads == 1 for _pairs, threads in groups), (group, groups)
+        assert group > len(want) or len(groups) > 1, (group, groups)
 
 
 def _auto_pairs(folder: Path) -> None:

@@ -14,9 +14,10 @@ made.
 
 Nothing a child does can change that answer: a chunk whose result did not arrive whole (the
 child was killed, ran out of memory, or raised) is computed here — the same result, or the same
-error, raised where it is seen — and so is every chunk of a child that sends nothing for
-``PATIENCE`` times the slowest chunk this process computed (at least ``MIN_PATIENCE`` seconds:
-a child stuck on a lock some library's own thread held at the fork), after it is killed. A
+error, raised where it is seen — and so is every chunk of a child that sends nothing, and uses
+no processor time, for ``PATIENCE`` times the slowest chunk this process computed (at least
+``MIN_PATIENCE`` seconds: a child stuck on a lock some library's own thread held at the fork),
+after it is killed. A
 child dies with this process (``PR_SET_PDEATHSIG``), runs no garbage collection of the objects
 it inherited (their finalizers belong to this process) and leaves with ``os._exit`` (no exit
 handler runs, no buffered output is written twice). A child that cannot be forked (no memory,
@@ -37,6 +38,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from functools import cache
+from pathlib import Path
 from typing import Any, TypeVar
 
 from .parallel import chunk_ranges
@@ -72,11 +75,13 @@ def map_forked(function: Callable[[int, int], T], n: int, *, size: int, workers:
     found: dict[int, Any] = {}
     children: list[_Child] = []
     try:
+        libc = _libc()  # loaded before any fork: a child does not call the loader
         for _ in range(min(workers, len(ranges)) - 1):
-            try:
-                children.append(_Child(function, ranges, take))
-            except OSError:  # no memory or process slot for another child: fewer of them
-                break
+            with _signals_blocked() as mask:  # an interrupt comes once the child is listed
+                try:
+                    children.append(_Child(function, ranges, take, mask, libc))
+                except OSError:  # no memory or process slot for another child: fewer of them
+                    break
         slowest = 0.0
         for k, result, seconds in _take_chunks(function, ranges, take):
             found[k] = result
@@ -106,20 +111,29 @@ def _take_chunks(
 
 def _collect(children: list[_Child], found: dict[int, Any], *, patience: float) -> None:
     """Read every child's results into ``found`` until each has finished, or has sent nothing
-    for ``patience`` seconds (then it is stopped: its chunks are computed by the caller)."""
+    for ``patience`` seconds without using processor time in that while (then it is stopped:
+    its chunks are computed by the caller)."""
     waiting = {child.fd: child for child in children}
-    heard = dict.fromkeys(waiting, time.monotonic())  # when each child last sent anything
+    heard = dict.fromkeys(waiting, time.monotonic())  # when each child last showed life
+    poller = select.poll()  # not select(): descriptors past 1023 are fine
+    for fd in waiting:
+        poller.register(fd, select.POLLIN)
     while waiting:
         wait = min(heard.values()) + patience - time.monotonic()
-        ready, _, _ = select.select(list(waiting), [], [], max(0.0, wait))
+        ready = poller.poll(max(0, int(wait * 1000) + 1))
         now = time.monotonic()
-        for fd in ready:
+        for fd, _event in ready:
             heard[fd] = now
             if not waiting[fd].receive(found):  # the child's end
+                poller.unregister(fd)
                 waiting.pop(fd).stop()
                 del heard[fd]
         for fd in [fd for fd, at in heard.items() if now - at >= patience]:
-            waiting.pop(fd).stop()  # stuck (a lock another library's thread held at the fork)
+            if waiting[fd].working():
+                heard[fd] = now  # a long chunk: still computing
+                continue
+            poller.unregister(fd)  # stuck (a lock another library's thread held at the fork)
+            waiting.pop(fd).stop()
             del heard[fd]
 
 
@@ -127,21 +141,30 @@ class _Child:
     """A forked child taking chunks (:func:`_take_chunks`): it sends ``0`` to its pipe for each
     chunk it finished, then ``length, pickle({number: result})``."""
 
-    def __init__(self, function: Callable[[int, int], Any], ranges: list, take: int):
+    def __init__(
+        self,
+        function: Callable[[int, int], Any],
+        ranges: list,
+        take: int,
+        mask: set[signal.Signals],
+        libc: Any,
+    ):
+        """Fork the child; the caller holds interrupts back (``mask``: the signal mask to
+        restore in the child) until the child is listed."""
         read, write = os.pipe()
         parent = os.getpid()
-        with _signals_blocked() as mask:  # no interrupt between the fork and the child's setup
-            try:
-                self.pid = os.fork()
-            except OSError:
-                os.close(read)
-                os.close(write)
-                raise
-            if self.pid == 0:
-                _child_main(function, ranges, take, read, write, parent, mask)
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            raise
+        if self.pid == 0:
+            _child_main(function, ranges, take, read, write, parent, mask, libc)
         os.close(write)
         self.fd = read
         self.buffer = bytearray()
+        self.cpu = -1  # the child's CPU time when last found silent
 
     def receive(self, found: dict[int, Any]) -> bool:
         """Read what the child sent; its results, once whole, into ``found``. False at the
@@ -161,13 +184,29 @@ class _Child:
                     found.update(pickle.loads(message))
         return True
 
+    def working(self) -> bool:
+        """Whether the child used processor time since this was last asked (a child stuck on a
+        lock uses none; one computing a long chunk does)."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks
+        except (OSError, IndexError, ValueError):
+            return False
+        was, self.cpu = self.cpu, cpu
+        return cpu > was
+
     def stop(self) -> None:
         """End the child if it still runs, reap it and close its pipe (once)."""
         if self.pid:
-            with suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            with suppress(ChildProcessError):  # SIGCHLD ignored: the system reaped it
-                os.waitpid(self.pid, 0)
+            try:  # not signalled once reaped: its pid may be another process's by now
+                running = os.waitpid(self.pid, os.WNOHANG)[0] == 0
+            except ChildProcessError:  # SIGCHLD ignored: the system reaped it
+                running = False
+            if running:
+                with suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGKILL)
+                with suppress(ChildProcessError):
+                    os.waitpid(self.pid, 0)
             self.pid = 0
         if self.fd >= 0:
             os.close(self.fd)
@@ -182,15 +221,17 @@ def _child_main(
     write: int,
     parent: int,
     mask: set[signal.Signals],
+    libc: Any,
 ) -> None:
     """The child's whole life: compute chunks, send each result, leave with ``os._exit``."""
     status = 1
     try:
         os.close(read)
-        _die_with(parent)
+        _die_with(parent, libc)
         gc.disable()  # inherited garbage is the parent's to finalize
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            signal.signal(signal.SIGINT, signal.SIG_DFL)  # interrupted: leave, say nothing
+        for signum in (signal.SIGINT, signal.SIGTERM):  # stopped: leave, run none of the
+            if signal.getsignal(signum) not in (signal.SIG_IGN, None):  # parent's handlers
+                signal.signal(signum, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         done = {}
         for k, result, _seconds in _take_chunks(function, ranges, take):
@@ -203,12 +244,21 @@ def _child_main(
         os._exit(status)
 
 
-def _die_with(parent: int) -> None:
+@cache
+def _libc() -> Any:
+    """The C library, for ``prctl`` (None where it cannot be loaded)."""
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _die_with(parent: int, libc: Any) -> None:
     """Have the kernel kill this child when its parent dies (killed, out of memory), and leave
     now if it already has."""
-    with suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    with suppress(AttributeError):
+        if libc is not None:
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:
         os._exit(1)
 

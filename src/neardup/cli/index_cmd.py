@@ -135,6 +135,11 @@ SKIPS_SHOWN = 20  # skipped records named on stderr, one line each; the rest are
 def run_add(args: argparse.Namespace) -> int:
     if args.batch_size < 1:
         raise ConfigError(f"--batch-size {args.batch_size} must be at least 1")
+    if "-" in args.input:
+        raise ConfigError(
+            "standard input ('-') is not an input of index add: a rerun could not resume in "
+            "it; write it to a file and add that"
+        )
     # every input found, and the first one's first record read, before a store is created
     inputs = Inputs(args.input, **reader_options(args))
     if len(inputs) > 1 and args.id_field is None:

@@ -674,7 +674,7 @@ class AutoMethod:
             )
             for judged, part in found:
                 done += 1
-                if held.size + len(part[0]) >= POSSIBLE_CHUNK and done < len(blocks):
+                if held.size + len(part[0]) >= POSSIBLE_CHUNK:
                     found.close()  # its threads end: the group this block closes may fork
                     yield judged, part
                     break
