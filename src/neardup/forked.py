@@ -116,8 +116,9 @@ def _collect(children: list[_Child], found: dict[int, Any], *, patience: float) 
     waiting = {child.fd: child for child in children}
     heard = dict.fromkeys(waiting, time.monotonic())  # when each child last showed life
     poller = select.poll()  # not select(): descriptors past 1023 are fine
-    for fd in waiting:
+    for fd, child in waiting.items():
         poller.register(fd, select.POLLIN)
+        child.working()  # the processor time it has used so far
     while waiting:
         wait = min(heard.values()) + patience - time.monotonic()
         ready = poller.poll(max(0, int(wait * 1000) + 1))
