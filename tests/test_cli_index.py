@@ -475,3 +475,30 @@ def test_a_missing_input_among_several_is_an_error_before_a_store_exists(tmp_pat
     )
     assert code == 2 and "nope.jsonl" in capsys.readouterr().err
     assert not db.exists()
+
+
+def test_several_query_inputs_answer_as_each_alone(tmp_path, capsys):
+    """Oracle: each input queried alone. Queried together, the rows come in input order, the
+    same for each record, each naming its input."""
+    db = f"sqlite:///{tmp_path}/ix.db"
+    stored = tmp_path / "stored.jsonl"
+    write(stored, TEXTS[:20])
+    assert main(["index", "add", str(stored), "--db", db, "--id-field", "id", "--quiet"]) == 0
+    (tmp_path / "q").mkdir()
+    parts = [tmp_path / "q" / "a.jsonl", tmp_path / "q" / "b.jsonl"]
+    for k, path in enumerate(parts):
+        rows = [
+            {"id": f"q{k}-{i}", "text": t + "！"} for i, t in enumerate(TEXTS[k * 15 : k * 15 + 10])
+        ]
+        path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    capsys.readouterr()
+    want = []
+    for path in parts:
+        assert main(["index", "query", str(path), "--db", db, "--id-field", "id"]) == 0
+        want += [
+            {"input": path.name, **json.loads(x)} for x in capsys.readouterr().out.splitlines()
+        ]
+    assert main(["index", "query", str(tmp_path / "q"), "--db", db, "--id-field", "id"]) == 0
+    got = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert got == want and any(row["duplicate"] for row in got)
+    assert any(not row["duplicate"] for row in got)

@@ -27,7 +27,7 @@ from .detector_options import (
     open_store_for,
     warn_without_tables,
 )
-from .options import add_workers_option, reader_options, record_reader
+from .options import add_workers_option, reader_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,16 +43,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         ("query", "print each record's matches as JSON lines"),
     ):
         a = isub.add_parser(name, help=helptext)
-        if name == "add":
-            a.add_argument(
-                "input",
-                nargs="+",
-                help="files, directories (every file of a known format under them) or glob "
-                "patterns, added in the order given, each resuming on its own; several "
-                "inputs need --id-field",
-            )
-        else:
-            a.add_argument("input")
+        a.add_argument(
+            "input",
+            nargs="+",
+            help="files, directories (every file of a known format under them) or glob "
+            "patterns, in the order given; "
+            + (
+                "each resumes on its own, and several inputs need --id-field"
+                if name == "add"
+                else "with several, each row names its input"
+            ),
+        )
         a.add_argument("--format", choices=FORMATS)
         a.add_argument("--text-field", default="text")
         a.add_argument("--id-field", help="id field (default: the record number)")
@@ -83,10 +84,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = isub.add_parser("stats", help="documents, parameters and version of a store")
     s.add_argument("--db", default=DEFAULT_DB)
     s.set_defaults(func=run_stats)
-
-
-def _records(args):
-    return record_reader(args)
 
 
 def _reading(reader, counts: dict[str, int]):
@@ -333,14 +330,16 @@ def _first_use(
 
 
 def run_query(args: argparse.Namespace) -> int:
+    inputs = Inputs(args.input, **reader_options(args))  # every input found first
     detector = open_detector(args, read_only=True)
     out = sys.stdout.buffer
     batch: list = []
 
     def flush() -> None:
-        found = detector.check_many([r.text for r in batch if not isinstance(r, Skipped)])
-        answers = iter(found)
-        for item in batch:
+        records = [e.item for e in batch if not isinstance(e.item, Skipped)]
+        answers = iter(detector.check_many([r.text for r in records]))
+        for entry in batch:
+            item = entry.item
             if isinstance(item, Skipped):
                 row = {"record": item.number, "id": item.id, "skipped": item.reason}
             else:
@@ -354,11 +353,13 @@ def run_query(args: argparse.Namespace) -> int:
                     "duplicate": bool(matches),
                     "matches": matches,
                 }
+            if len(inputs) > 1:
+                row = {"input": inputs.labels[entry.source], **row}
             out.write(orjson.dumps(row) + b"\n")
         batch.clear()
 
-    for item in _records(args):  # checked a batch at a time, printed in input order
-        batch.append(item)
+    for entry in inputs:  # checked a batch at a time, printed in input order
+        batch.append(entry)
         if len(batch) >= args.batch_size:
             flush()
     flush()

@@ -185,16 +185,6 @@ def reader_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def record_reader(args: argparse.Namespace):
-    """The reader of the one input ``args.input`` (:func:`reader_options`)."""
-    from ..readers import RecordReader, field_of_records
-
-    reader = RecordReader(args.input, **reader_options(args))
-    if reader.format == "text" and args.text_field != "text":
-        raise ConfigError(field_of_records(reader.path, "--text-field", args.format))
-    return reader
-
-
 def add_workers_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
