@@ -145,7 +145,6 @@ def run_add(args: argparse.Namespace) -> int:
             "number, which every input repeats, and a stored id must name one document from "
             "one run to the next; give --id-field, or add the inputs one at a time"
         )
-    files = [str(reader.path) for reader in inputs.readers]
     readers = inputs.readers
     counts = {
         "inserted": 0,
@@ -163,13 +162,13 @@ def run_add(args: argparse.Namespace) -> int:
     warn_without_tables(detector)
     bar = progress(args.quiet, "indexing")
     seen = 0
-    for path, reader in zip(files, readers, strict=True):
+    for reader in readers:
         if reader is readers[0]:
             items = chain([] if first is None else [first], first_items)
         else:
             items = _reading(reader, counts)
         limit = None if args.limit is None else args.limit - seen
-        seen += _add_input(args, detector, reader, path, items, counts, reasons, bar, limit)
+        seen += _add_input(args, detector, reader, items, counts, reasons, bar, limit)
     bar.close()
     counts["documents_in_store"] = len(detector)
     if counts["skipped"] > SKIPS_SHOWN:
@@ -182,7 +181,6 @@ def _add_input(
     args: argparse.Namespace,
     detector: Any,
     reader: Any,
-    path: str,
     items: Iterator[Record | Skipped],
     counts: dict[str, int],
     reasons: dict[str, int],
@@ -192,6 +190,7 @@ def _add_input(
     """Check and insert one input's ``items`` a batch (one transaction) at a time, after the
     records its checkpoint (named by the input's path) says were committed; how many records
     were read past it."""
+    path = str(reader.path)
     name = "index-add:" + str(Path(path).resolve())
     head = _head(path)
     done = _resume_after(detector.store.get_checkpoint(name), path)
