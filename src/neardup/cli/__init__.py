@@ -1,7 +1,8 @@
 """The ``neardup`` command line: one entry point, one module per subcommand.
 
 Each subcommand module exposes ``register(subparsers)``, which adds its parser and sets
-``func(args) -> int``. ``main(argv)`` returns the exit code, so tests call it in-process.
+``func(args) -> int``. ``main(argv)`` returns the exit code, so tests call it in-process;
+``console()`` is the installed command (and ``python -m neardup``): ``main``, then the exit.
 What a command opens for its run (stores, detectors) it registers on ``args.resources``, an
 ExitStack that ``main`` closes when the command ends, also on error.
 Exit codes: 0 success, 1 the command ran but found a problem it reports (e.g. failed checks),
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import os
 import sys
@@ -65,5 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141  # what a shell reports for a process ended by SIGPIPE
 
 
+def console() -> None:
+    """The ``neardup`` command: :func:`main` on ``sys.argv``, then exit with its code.
+
+    Before the interpreter tears down, every object left is frozen out of the collector
+    (``gc.freeze``): teardown otherwise runs full collections over the objects of numba's
+    compiled kernels, 0.25 s at the end of every command (measured on `neardup dedup`; the
+    frozen objects are still freed, files still closed, exit handlers still run)."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    console()

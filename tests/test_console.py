@@ -1,0 +1,69 @@
+"""The installed command (``neardup.cli.console``): main's exit code, its outputs whole, and the
+heap frozen out of the collector before the interpreter tears down (a cost of every command)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from neardup.cli import main
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample_zh.jsonl"
+
+# what the exit handlers see once console() has run main: the code is still to come
+_PROBE = """
+import atexit, gc, sys
+atexit.register(lambda: print("frozen", gc.get_freeze_count(), file=sys.stderr))
+sys.argv = ["neardup", *sys.argv[1:]]
+from neardup.cli import console
+console()
+"""
+
+
+def _console(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def _frozen(stderr: str) -> int:
+    return int(next(line for line in stderr.splitlines() if line.startswith("frozen")).split()[1])
+
+
+def test_an_error_exits_with_mains_code_and_the_heap_frozen(tmp_path):
+    done = _console("dedup", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert "neardup: error:" in done.stderr and "missing.jsonl" in done.stderr
+    assert _frozen(done.stderr) > 1000  # the exit handlers ran, after the freeze
+
+
+def test_a_run_writes_what_main_writes_in_process(tmp_path):
+    done = _console(
+        "dedup", str(SAMPLE), "--id-field", "id", "-o", str(tmp_path / "cmd"), "--quiet"
+    )
+    assert done.returncode == 0, done.stderr
+    assert _frozen(done.stderr) > 1000
+    assert (
+        main(["dedup", str(SAMPLE), "--id-field", "id", "-o", str(tmp_path / "lib"), "--quiet"])
+        == 0
+    )
+    cmd, lib = tmp_path / "cmd", tmp_path / "lib"
+    assert (cmd / "clusters.csv").read_bytes() == (lib / "clusters.csv").read_bytes()
+    kept = [json.loads(line)["id"] for line in (cmd / "kept.jsonl").read_text().splitlines()]
+    assert kept == [
+        json.loads(line)["id"] for line in (lib / "kept.jsonl").read_text().splitlines()
+    ]
+    assert len(kept) == json.loads((cmd / "summary.json").read_text())["counts"]["kept"] > 0
+
+
+def test_python_dash_m_is_the_console():
+    done = subprocess.run(
+        [sys.executable, "-m", "neardup", "--bogus"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2 and "unrecognized arguments" in done.stderr
