@@ -10,6 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._prefetch import AHEAD, prefetch
+
 
 @numba.njit(cache=True, nogil=True)
 def _intersection_at_least(a, alo, ahi, b, blo, bhi, need):
@@ -99,6 +101,12 @@ def _shapes_into(
     containment, coverage, text_threshold = bounds[4], bounds[5], bounds[6]
     full, shared_keys = int(bounds[7]), int(bounds[8])
     for p in range(n):
+        if p + 2 * AHEAD < n:  # the second documents of later pairs: their sizes, then grams
+            later = right[p + 2 * AHEAD]
+            prefetch(tokens, later)
+            prefetch(offsets, later)
+        if p + AHEAD < n:
+            prefetch(grams, offsets[right[p + AHEAD]])
         a = left[p]
         b = right[p]
         ta = float(tokens[a])
@@ -199,6 +207,12 @@ def _bucket_bound_into(counts, row, lengths, needs, left, right, strict, n, out)
     rows' ``lengths``: they cannot share enough items."""
     buckets = counts.shape[1]
     for p in range(n):
+        if p + 2 * AHEAD < n:  # the rows of later pairs' second documents
+            prefetch(row, right[p + 2 * AHEAD])
+        if p + AHEAD < n:
+            later = row[right[p + AHEAD]]
+            if later >= 0:
+                prefetch(counts, later)
         if not strict[p]:
             continue
         ra = row[left[p]]
