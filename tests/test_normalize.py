@@ -58,6 +58,7 @@ def test_rejects_non_str():
 _TRICKY = (
     "aeAE ßǅﬁ①㈱\u0301\u0316\u0308éÉ한글\u1100\u1161\u11a8가\u3131ｶﾞﾟ\uff9e中文，。！\u3000"
     "<>&;amp\u200b\ufeff\u00ad\t\n\r\x00\U00020000😀Σσς\u0f73\u0b47\u0b3e"
+    "…‥℃‼㎡Ⅱ№\u00a8\ufdfa"  # expansions (the last two: a space and a combining mark; too long)
 )
 
 
@@ -71,6 +72,19 @@ def test_compiled_path_equals_python_path(texts):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(max_size=30), min_size=1, max_size=5))
 def test_compiled_path_equals_python_path_any_unicode(texts):
+    assert normalize_many(texts) == [normalize(t) for t in texts]
+
+
+def test_expansions_take_the_compiled_path_within_their_room():
+    from neardup._kernels import normalize_codepoints
+    from neardup._normtable import norm_table
+    from neardup.normalize import decode_texts, encode_texts
+
+    texts = ["他说……好吧 ß ㈱", "…" * 100, "Ⅱ\u00a8", "\ufdfa"]
+    out, out_off, complex_docs = normalize_codepoints(*encode_texts(texts), norm_table(), True)
+    # past its room (a quarter more than the input), and mappings the table cannot hold alone
+    assert complex_docs.tolist() == [False, True, True, True]
+    assert decode_texts(out, out_off)[0] == normalize(texts[0]) == "他说......好吧 ss (株)"
     assert normalize_many(texts) == [normalize(t) for t in texts]
 
 

@@ -370,6 +370,8 @@ def scan_linear(fps, alive, lo, hi, q, k, out_pos, out_dist, count):
 _DELETE = np.uint32(0xFFFFFFFF)
 _SPACE = np.uint32(0xFFFFFFFE)
 _COMPLEX = np.uint32(0xFFFFFFFD)
+_EXPAND = np.uint32(0x80000000)
+_CODE_POINTS = 0x110000  # a table's entries per code point; its expansions come after them
 
 
 @numba.njit(cache=True, nogil=True)
@@ -377,10 +379,13 @@ def normalize_codepoints(cps, offsets, table, html):
     """Map code points through the normalisation table, fold white space, strip the ends.
 
     Returns ``(out, out_offsets, complex)``; a document flagged complex has no output here and
-    must be normalised by the exact Python path.
+    must be normalised by the exact Python path. An entry ``EXPAND + k`` writes the expansion
+    at ``table[0x110000 + k]`` (:mod:`neardup._normtable`); a document whose expansions
+    would outgrow the output's room (a quarter more than the input, with room kept for the
+    rest of the input at one code point each) is flagged complex too.
     """
     ndocs = offsets.shape[0] - 1
-    out = np.empty(cps.shape[0], np.uint32)
+    out = np.empty(cps.shape[0] + cps.shape[0] // 4 + 16, np.uint32)
     out_off = np.empty(ndocs + 1, np.int64)
     cx = np.zeros(ndocs, np.bool_)
     w = 0
@@ -401,6 +406,21 @@ def normalize_codepoints(cps, offsets, table, html):
                 continue
             if v == _SPACE:
                 pending = w > start
+                continue
+            if v >= _EXPAND:  # several code points (the markers above are handled)
+                at = _CODE_POINTS + np.int64(v - _EXPAND)
+                length = np.int64(table[at])
+                # room for it, a space before it and one code point per input code point left
+                if w + 1 + length + (cps.shape[0] - i - 1) > out.shape[0]:
+                    cx[d] = True
+                    break
+                if pending:
+                    out[w] = 32
+                    w += 1
+                    pending = False
+                for j in range(length):
+                    out[w + j] = table[at + 1 + j]
+                w += length
                 continue
             if pending:
                 out[w] = 32
