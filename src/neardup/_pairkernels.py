@@ -183,8 +183,15 @@ def common_counts(values, offsets, sample, sample_off, left, right, need, rate):
     test decides only where the expected sampled count is at least 16, so a pair at the bound
     is dropped with probability below 1e-4, and counts are exact wherever they are returned.
     """
-    out = np.empty(left.shape[0], np.int64)
-    for p in range(left.shape[0]):
+    n = left.shape[0]
+    out = np.empty(n, np.int64)
+    for p in range(n):
+        if p + 2 * AHEAD < n:  # later pairs' sets: where they start, then their first values
+            prefetch(offsets, left[p + 2 * AHEAD])
+            prefetch(offsets, right[p + 2 * AHEAD])
+        if p + AHEAD < n:
+            prefetch(values, offsets[left[p + AHEAD]])
+            prefetch(values, offsets[right[p + AHEAD]])
         out[p] = _common_count(
             values, offsets, sample, sample_off, left[p], right[p], need[p], rate
         )
