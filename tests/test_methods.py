@@ -15,7 +15,7 @@ from neardup.config import NormalizeConfig
 from neardup.errors import ConfigError
 from neardup.index.ngram import NgramIndex, candidate_pairs
 from neardup.methods import create
-from neardup.methods.auto import SKETCH_SHARED_KEYS, _Held
+from neardup.methods.auto import SKETCH_SHARED_KEYS, AutoConfig, _Held
 from neardup.normalize import normalize
 from neardup.verify import similarity, similarity_pairs
 
@@ -223,8 +223,54 @@ def test_candidate_blocks_cover_the_documents_and_bound_their_pairs():
             assert pairs <= room and (room <= most or hi - lo == 1)
 
 
-@pytest.mark.parametrize("buckets", [True, False])
-def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, monkeypatch):
+@pytest.mark.parametrize("match", ["copy", "text"])
+def test_the_size_test_of_candidates_reads_the_sizes_beside_each_entry(match):
+    """``_later_sized`` keeps the later documents sharing a key with ``x`` whose sizes let the
+    pair pass (token ratio >= ``low``, or rare-gram ratio >= ``least_ratio``), counts every one
+    it finds, each once, whatever the sizes — ratios exactly at the bounds included."""
+    from neardup import _pairkernels
+    from neardup.index.ngram import Postings
+
+    rng = np.random.default_rng(7)
+    n = 400
+    tokens = rng.choice([0, 5, 8, 10, 16, 20, 40, 64, 80], n)
+    grams = rng.choice([0, 4, 5, 9, 10, 20, 21, 40, 100], n)
+    keys = [sorted(rng.choice(6, rng.integers(1, 4), replace=False).tolist()) for _ in range(n)]
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum([len(k) for k in keys], out=offsets[1:])
+    postings = Postings.of(np.array([v for k in keys for v in k], np.uint64), offsets)
+    post_tokens = tokens[postings.post_docs].astype(np.int32)
+    post_grams = grams[postings.post_docs].astype(np.int32)
+    cfg = AutoConfig(match=match)
+    low = np.inf if match == "text" else min(cfg.short_similarity, cfg.coverage)
+    ratio = cfg.text_threshold if match == "text" else cfg.coverage
+
+    mark = np.full(n, -1, np.int64)
+    out = np.empty(n, np.int64)
+    for x in range(n):
+        found, kept = _pairkernels._later_sized(
+            x, *postings.arrays, mark, out, post_tokens, post_grams,
+            float(tokens[x]), float(grams[x]), low, ratio,
+        )  # fmt: skip
+        later = [y for y in range(x + 1, n) if set(keys[x]) & set(keys[y])]
+        want = [
+            y
+            for y in later
+            if _ratio(tokens[x], tokens[y]) >= low or _ratio(grams[x], grams[y]) >= ratio
+        ]
+        assert found == len(later)
+        assert sorted(out[:kept].tolist()) == want
+
+
+def _ratio(a: int, b: int) -> float:
+    return min(a, b) / max(a, b) if max(a, b) > 0 else 0.0
+
+
+@pytest.mark.parametrize(
+    ("buckets", "options"),
+    [(True, {}), (False, {}), (False, {"match": "text", "text_threshold": 0.6})],
+)
+def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, options, monkeypatch):
     """The candidates shaped as they are made equal every candidate pair made first, then
     shaped (:meth:`AutoMethod._shapes`: pair shapes and the bucket bound): the same pairs in
     the same order with the same shapes, and the same number of candidates — also when the
@@ -241,7 +287,7 @@ def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, monkey
         for _ in range(1500)
     ]
     texts = corpus() + posts  # many short posts: many candidates the buckets rule out
-    method = create("auto")
+    method = create("auto", **options)
     prepared = method.prepare(method.compared(texts), fit=True, buckets=buckets)
     assert (prepared.buckets is not None) is buckets
     ((left, right),) = list(candidate_chunks(*prepared.sketch)[1])

@@ -328,6 +328,42 @@ def _later_pairs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, m
     return c
 
 
+@numba.njit(cache=True, nogil=True)
+def _later_sized(
+    x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, out,
+    post_tokens, post_grams, tx, gx, low, least_ratio,
+):  # fmt: skip
+    """:func:`_later_pairs` that keeps only the documents whose sizes let them pass with ``x``
+    (:func:`_shapes_into`): ``few / many`` tokens at least ``low``, or ``small / large`` rare
+    grams at least ``least_ratio`` (``tx`` and ``gx``: ``x``'s). The other document's sizes
+    are read from ``post_tokens`` and ``post_grams``, beside its entry in the posting lists,
+    in the order the lists are scanned: a pair that fails is dropped without a look at the
+    other document. Returns how many documents were found (every candidate, as
+    :func:`_later_pairs` counts them) and how many were kept in ``out``."""
+    found = 0
+    c = 0
+    for i in range(doc_off[x], doc_off[x + 1]):
+        k = doc_keys[i]
+        if not key_ok[k]:
+            continue
+        for j in range(doc_after[i], post_off[k + 1]):
+            y = post_docs[j]
+            if mark[y] == x:
+                continue
+            mark[y] = x
+            found += 1
+            ty = float(post_tokens[j])
+            gy = float(post_grams[j])
+            many = max(tx, ty)
+            large = max(gx, gy)
+            if (many > 0 and min(tx, ty) / many >= low) or (
+                large > 0 and min(gx, gy) / large >= least_ratio
+            ):
+                out[c] = y
+                c += 1
+    return found, c
+
+
 SHAPED_AT_ONCE = 4096  # candidates shaped together by possible_candidates (they stay in cache)
 
 
@@ -335,7 +371,7 @@ SHAPED_AT_ONCE = 4096  # candidates shaped together by possible_candidates (they
 def possible_candidates(
     doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, lo, hi, room,
     grams, offsets, sample, sample_off, sketch, sketch_off, tokens, text, bounds, rate,
-    counts, row, lengths, needs, mark, later,
+    counts, row, lengths, needs, mark, later, post_tokens, post_grams,
 ):  # fmt: skip
     """The candidate pairs of :func:`key_candidates` (``x`` in ``[lo, hi)``, at most ``room``
     of them) whose shape can pass (:func:`_shapes_into`) and that the token buckets
@@ -364,8 +400,17 @@ def possible_candidates(
     w = 0
     got = 0
     seen = 0
+    if text:  # the sizes a pair needs to pass (:func:`_shapes_into`): see _later_sized
+        low, least_ratio = np.inf, bounds[6]
+    else:
+        low, least_ratio = bounds[3], bounds[5]
     for x in range(lo, hi):
-        c = _later_pairs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later)
+        found, c = _later_sized(
+            x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later,
+            post_tokens, post_grams, float(tokens[x]), float(offsets[x + 1] - offsets[x]),
+            low, least_ratio,
+        )  # fmt: skip
+        seen += found
         for t in range(c):
             buf_l[got] = x
             buf_r[got] = later[t]
@@ -380,7 +425,6 @@ def possible_candidates(
                 buf_l, buf_r, got, possible, strict, contain, cover, counts, row, lengths,
                 needs, out_l, out_r, out_s, out_c, out_v, w,
             )  # fmt: skip
-            seen += got
             got = 0
     _shapes_into(
         grams, offsets, sample, sample_off, sketch, sketch_off, tokens,
@@ -390,7 +434,6 @@ def possible_candidates(
         buf_l, buf_r, got, possible, strict, contain, cover, counts, row, lengths, needs,
         out_l, out_r, out_s, out_c, out_v, w,
     )  # fmt: skip
-    seen += got
     return out_l[:w], out_r[:w], out_s[:w], out_c[:w], out_v[:w], seen
 
 

@@ -643,6 +643,9 @@ class AutoMethod:
             return
         postings = Postings.of(*prepared.sketch)
         blocks = postings.blocks(CANDIDATE_BLOCK)
+        # each entry's document's sizes, in posting order: the size test reads them in turn
+        post_tokens = prepared.tokens[postings.post_docs].astype(np.int32)
+        post_grams = np.diff(prepared.grams[1])[postings.post_docs].astype(np.int32)
         sets, bounds = self._shape_args(prepared, estimate=True)
         buckets = prepared.buckets
         if buckets is not None:
@@ -658,8 +661,9 @@ class AutoMethod:
                 n = len(postings)
                 marks = (np.full(n, -1, np.int64), np.empty(n, np.int64))
             *pairs, judged = _pairkernels.possible_candidates(
-                *postings.arrays, *blocks[k], *sets, *bounds, *bucket_args, *marks
-            )
+                *postings.arrays, *blocks[k], *sets, *bounds, *bucket_args, *marks,
+                post_tokens, post_grams,
+            )  # fmt: skip
             spare.put(marks)
             return judged, tuple(p.copy() for p in pairs)  # not the block's room
 
