@@ -19,6 +19,24 @@ def buckets_of(texts):
     return TokenBuckets.of(texts, np.ones(len(texts), np.bool_))
 
 
+@given(
+    st.lists(st.text(alphabet="甲乙丙丁的是 ab1第次éд…😀", max_size=30), min_size=1, max_size=12),
+    st.data(),
+)
+@settings(max_examples=80, deadline=None)
+def test_rows_from_the_callers_code_points_equal_rows_from_the_texts(texts, data):
+    """A chunk that has its texts' code points hands them over (no second encoding): the rows
+    are those made from the texts, whichever texts are counted (texts of other scripts go
+    through the Python tokenizer either way)."""
+    from neardup.normalize import encode_texts
+
+    counted = np.array(data.draw(st.lists(st.booleans(), min_size=len(texts), max_size=len(texts))))
+    want = TokenBuckets.of(texts, counted)
+    got = TokenBuckets.of(texts, counted, encode_texts(texts))
+    for field in ("counts", "row", "lengths"):
+        assert np.array_equal(getattr(got, field), getattr(want, field)), field
+
+
 @given(st.lists(WORDS, min_size=2, max_size=8), st.integers(0, 40))
 @settings(max_examples=80, deadline=None)
 def test_bucket_rows_count_each_texts_tokens_and_bound_the_shared_ones(texts, need):

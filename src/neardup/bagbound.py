@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import _pairkernels
+from .arrays import gather
 from .copyrule import CopyRule, strict_least, token_codes
 
 BUCKET_BITS = 6  # 64 buckets: weibo's short pairs pass 1.5x as often as on exact bags
@@ -35,10 +36,23 @@ class TokenBuckets:
     lengths: np.ndarray  # int64 per row
 
     @classmethod
-    def of(cls, texts: Sequence[str], counted: np.ndarray) -> TokenBuckets:
-        """The rows of the ``counted`` texts."""
+    def of(
+        cls,
+        texts: Sequence[str],
+        counted: np.ndarray,
+        encoded: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> TokenBuckets:
+        """The rows of the ``counted`` texts; ``encoded``: the texts' code points and offsets
+        (:func:`neardup.normalize.encode_texts`), when the caller has them."""
         which = np.flatnonzero(counted)
-        codes, code_off, _flags = token_codes([texts[i] for i in which.tolist()])
+        chosen = [texts[i] for i in which.tolist()]
+        if encoded is None:
+            codes, code_off, _flags = token_codes(chosen)
+        else:  # the chosen texts' code points, taken from the caller's (no second encoding)
+            cps, offsets = encoded
+            sub, sub_off = gather(cps, offsets[which], np.diff(offsets)[which])
+            sub.flags.writeable = False  # as encode_texts' are: one compiled signature
+            codes, code_off, _flags = token_codes(chosen, (sub, sub_off))
         lengths = np.diff(code_off)
         keep = lengths <= MOST_TOKENS
         buckets = 1 << BUCKET_BITS

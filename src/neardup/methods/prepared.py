@@ -68,7 +68,7 @@ class Grams:
         tokens = _tokenkernels.token_counts(cps, cp_offsets)
         buckets = None
         if bucket_tokens:
-            buckets = TokenBuckets.of(texts, tokens <= bucket_tokens)
+            buckets = TokenBuckets.of(texts, tokens <= bucket_tokens, (cps, cp_offsets))
         values, offsets = _kernels.unique_per_doc(hashes, hoff)
         return cls(texts, tokens, values, offsets, buckets, gram if heard else 0, words)
 
