@@ -1,6 +1,9 @@
 """The shipped reading table (data/readings.tsv.gz) and what the copy rule reads from it."""
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup.readings import (
     HEARD_BASE,
@@ -77,3 +80,36 @@ def test_heard_code_points_golden():
     assert heard[7:] == [ord(c) for c in "ab1 "]  # no reading: unchanged
     distinct = {fuzzy(found[0]) for found in char_readings().values()}
     assert int(table.max()) == HEARD_BASE + len(distinct) - 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1), unique=True, max_size=300),
+    st.lists(st.integers(0, 2**64 - 1), max_size=200),
+    st.integers(0, 3),
+)
+def test_replaced_codes_equal_a_dictionary(keys, others, spread):
+    """The compiled hash-table lookup of heard readings replaces exactly the codes found among
+    the keys (also keys alike in their low or high bits), whatever the table's size."""
+    from neardup import _tokenkernels
+
+    keys = np.array(sorted({k << (8 * spread) & (2**64 - 1) for k in keys}), np.uint64)
+    values = np.arange(len(keys), dtype=np.uint64) + np.uint64(7)
+    table = dict(zip(keys.tolist(), values.tolist(), strict=True))
+    codes = np.array(keys.tolist()[::2] + others, np.uint64)
+    bits = max(4, int(np.ceil(np.log2(2 * max(len(keys), 1)))))
+    slots = _tokenkernels.key_slots(keys, bits)
+    got = _tokenkernels.replaced_codes(codes, keys, values, slots, bits)
+    assert got.tolist() == [table.get(c, c) for c in codes.tolist()]
+
+
+def test_heard_codes_compiled_and_sorted_agree():
+    from neardup.compiling import run_of_texts
+    from neardup.readings import heard_codes, heard_codes_sorted, sound_table
+
+    keys, _sounds = sound_table()
+    rng = np.random.default_rng(3)
+    codes = np.concatenate([rng.choice(keys, 5000), rng.integers(0, 2**63, 5000).astype(np.uint64)])
+    with run_of_texts(["字" * 10**7]):  # a large run: the compiled lookup
+        assert np.array_equal(heard_codes(codes), heard_codes_sorted(codes))
+    assert np.array_equal(heard_codes(codes[:10]), heard_codes_sorted(codes[:10]))

@@ -490,3 +490,40 @@ def numbers_differ(keys, offsets, left, right):
                 j += 1
         out[p] = only_a > 0 and only_b > 0 and (year or min(only_a, only_b) >= 2)
     return out
+
+
+_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # odd: the high bits of a product spread any keys
+
+
+@numba.njit(cache=True, nogil=True)
+def key_slots(keys, bits):
+    """An open-addressing table of distinct 64-bit ``keys`` with ``2 ** bits`` slots (at most
+    half full, the caller's choice): each slot the position of a key in ``keys``, or -1."""
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    slots = np.full(1 << bits, -1, np.int64)
+    for i in range(keys.shape[0]):
+        h = np.int64((keys[i] * _SPREAD) >> shift)
+        while slots[h] >= 0:
+            h = (h + 1) & mask
+        slots[h] = i
+    return slots
+
+
+@numba.njit(cache=True, nogil=True)
+def replaced_codes(codes, keys, values, slots, bits):
+    """``codes`` with each one found in ``keys`` replaced by its ``values`` entry, looked up in
+    ``slots`` (:func:`key_slots` of ``keys``); the others unchanged."""
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    out = np.empty_like(codes)
+    for i in range(codes.shape[0]):
+        c = codes[i]
+        out[i] = c
+        h = np.int64((c * _SPREAD) >> shift)
+        while slots[h] >= 0:
+            if keys[slots[h]] == c:
+                out[i] = values[slots[h]]
+                break
+            h = (h + 1) & mask
+    return out

@@ -131,10 +131,36 @@ def _usable_sounds(both: np.ndarray) -> bool:
 
 def heard_codes(codes: np.ndarray) -> np.ndarray:
     """Token hashes with each character's replaced by the hash of its reading
-    (:func:`sound_table`); other tokens unchanged."""
+    (:func:`sound_table`); other tokens unchanged. A compiled hash-table lookup (weibo_ced_zh:
+    1.8 million tokens, 0.14 s by binary search); a small run, :mod:`neardup.compiling`: its
+    NumPy twin, :func:`heard_codes_sorted`."""
+    from . import _tokenkernels
+    from .compiling import small
+
+    if small(len(codes)):
+        return heard_codes_sorted(codes)
+    keys, sounds = sound_table()
+    slots, bits = _sound_slots()
+    return _tokenkernels.replaced_codes(
+        np.ascontiguousarray(codes, np.uint64), keys, sounds, slots, bits
+    )
+
+
+def heard_codes_sorted(codes: np.ndarray) -> np.ndarray:
+    """:func:`heard_codes` by binary search in the sorted table (its twin and oracle)."""
     keys, sounds = sound_table()
     at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
     return np.where(keys[at] == codes, sounds[at], codes)
+
+
+@lru_cache(maxsize=1)
+def _sound_slots() -> tuple[np.ndarray, int]:
+    """The hash table of :func:`sound_table`'s keys (at most a quarter full) and its bits."""
+    from . import _tokenkernels
+
+    keys = sound_table()[0]
+    bits = max(4, int(np.ceil(np.log2(4 * max(len(keys), 1)))))
+    return _tokenkernels.key_slots(keys, bits), bits
 
 
 HEARD_BASE = 0x110000  # heard code points start past Unicode: they never equal a character
