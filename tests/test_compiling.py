@@ -89,7 +89,10 @@ def test_a_small_run_calls_no_twinned_kernel(monkeypatch):
         (_kernels, "_sort_per_doc"),
         (_kernels, "_drop_repeats"),
         (_kernels, "_kept_where_absent"),
+        (_kernels, "smallest_keys"),
+        (_kernels, "consistent_sample"),
         (_tokenkernels, "_token_counts"),
+        (_tokenkernels, "replaced_codes"),
         (_markupkernels, "strip_markup_codepoints"),
         (_pairkernels, "posting_lists"),
         (_pairkernels, "possible_candidates"),
@@ -104,6 +107,7 @@ def test_a_small_run_calls_no_twinned_kernel(monkeypatch):
     monkeypatch.setenv("NEARDUP_COMPILED_FROM", "0")
     dedup_with(create("auto"), _sample(), workers=2)
     want = {"alignment_tokens", "normalize_codepoints", "_sort_per_doc", "_token_counts"}
+    want |= {"smallest_keys", "consistent_sample"}
     assert want | {"posting_lists", "possible_candidates"} <= set(called)
 
 
@@ -141,6 +145,14 @@ def test_numpy_twins_are_the_kernels(docs, members):
     want = _kernels._kept_where_absent(ordered, ordered, offsets, common)
     got = twins.kept_where_absent(ordered, ordered, offsets, common)
     assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+    for most in (1, 3, 16):
+        want = _kernels.smallest_keys(ordered, offsets, most)
+        got = twins.smallest_keys(ordered, offsets, most)
+        assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+    for rate in (1, 2, 8):
+        want = _kernels.consistent_sample(ordered, offsets, rate)
+        got = twins.consistent_sample(ordered, offsets, rate)
+        assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
 
 
 @settings(max_examples=200, deadline=None)

@@ -529,6 +529,50 @@ def _drop_repeats(values, offsets):
     return values[:w], out_off
 
 
+@numba.njit(cache=True, nogil=True)
+def smallest_keys(values, offsets, most):
+    """Each document's ``clip(size // 4, min(4, most), most)`` first values (its smallest:
+    each document's values are sorted), and their offsets: one pass."""
+    ndocs = offsets.shape[0] - 1
+    out_off = np.empty(ndocs + 1, np.int64)
+    out_off[0] = 0
+    total = 0
+    for d in range(ndocs):
+        size = offsets[d + 1] - offsets[d]
+        total += min(size, max(min(size // 4, most), min(4, most)))
+        out_off[d + 1] = total
+    out = np.empty(total, values.dtype)
+    for d in range(ndocs):
+        k = out_off[d + 1] - out_off[d]
+        for i in range(k):
+            out[out_off[d] + i] = values[offsets[d] + i]
+    return out, out_off
+
+
+@numba.njit(cache=True, nogil=True)
+def consistent_sample(values, offsets, rate):
+    """Each document's values ``v % rate == 0`` (``rate`` a power of two: a mask, not a
+    division), and their offsets: one pass to count, one to copy."""
+    ndocs = offsets.shape[0] - 1
+    mask = np.uint64(rate - 1)
+    out_off = np.empty(ndocs + 1, np.int64)
+    out_off[0] = 0
+    total = 0
+    for d in range(ndocs):
+        for i in range(offsets[d], offsets[d + 1]):
+            if (values[i] & mask) == 0:
+                total += 1
+        out_off[d + 1] = total
+    out = np.empty(total, values.dtype)
+    w = 0
+    for d in range(ndocs):
+        for i in range(offsets[d], offsets[d + 1]):
+            if (values[i] & mask) == 0:
+                out[w] = values[i]
+                w += 1
+    return out, out_off
+
+
 def kept_where_absent(keys, values, offsets, members):
     """Per document of ``(values, offsets)``, the values whose ``keys`` are not in ``members``
     (:func:`_kept_where_absent`; a small run, :mod:`neardup.compiling`: its NumPy twin)."""

@@ -81,3 +81,26 @@ def posting_lists(
     post_off = np.zeros(len(seen) + 1, np.int64)
     np.cumsum(np.bincount(key_ids, minlength=len(seen)), out=post_off[1:])
     return key_ids, after, _doc_of(offsets)[entries], post_off
+
+
+def smallest_keys(
+    values: np.ndarray, offsets: np.ndarray, most: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each document's ``clip(size // 4, min(4, most), most)`` first (smallest) values."""
+    sizes = np.diff(offsets)
+    k = np.clip(sizes // 4, min(4, most), most)
+    rank = np.arange(len(values)) - np.repeat(offsets[:-1], sizes)
+    keep = rank < np.repeat(k, sizes)
+    new = np.zeros_like(offsets)
+    np.cumsum(np.minimum(sizes, k), out=new[1:])
+    return values[keep], new
+
+
+def consistent_sample(
+    values: np.ndarray, offsets: np.ndarray, rate: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each document's values ``v % rate == 0``."""
+    keep = values % np.uint64(rate) == 0
+    new = np.zeros_like(offsets)
+    np.cumsum(np.bincount(_doc_of(offsets)[keep], minlength=len(offsets) - 1), out=new[1:])
+    return values[keep], new

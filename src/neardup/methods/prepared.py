@@ -10,13 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _kernels, _tokenkernels
+from .. import _kernels, _tokenkernels, twins
 from ..arrays import concat, concat_sets, drain, join_offsets, one_set
 from ..bagbound import TokenBuckets
+from ..compiling import small
 from ..normalize import encode_texts
 from ..readings import as_heard
 
 SAMPLE_RATE = 8  # a consistent 1-in-8 sample of rare grams rules out most candidates early
+assert SAMPLE_RATE & (SAMPLE_RATE - 1) == 0  # a power of two: the sample kernel masks
 
 
 @dataclass
@@ -193,20 +195,16 @@ def smallest_keys(
     values: np.ndarray, offsets: np.ndarray, most: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each text's ``k`` smallest rare-gram hashes, ``k = clip(size / 4, 4, most)``: a short
-    text that is a copy shares most of its grams, so a few suffice; long texts get ``most``."""
-    sizes = np.diff(offsets)
-    k = np.clip(sizes // 4, min(4, most), most)
-    rank = np.arange(len(values)) - np.repeat(offsets[:-1], sizes)
-    keep = rank < np.repeat(k, sizes)
-    new = np.zeros_like(offsets)
-    np.cumsum(np.minimum(sizes, k), out=new[1:])
-    return values[keep], new
+    text that is a copy shares most of its grams, so a few suffice; long texts get ``most``
+    (a compiled pass; a small run, :mod:`neardup.compiling`: its NumPy twin)."""
+    if small(len(values)):
+        return twins.smallest_keys(values, offsets, most)
+    return _kernels.smallest_keys(values, offsets, most)
 
 
 def consistent_sample(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The consistent sample of each set: its values ``v % SAMPLE_RATE == 0``."""
-    keep = values % np.uint64(SAMPLE_RATE) == 0
-    doc = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    new = np.zeros_like(offsets)
-    np.cumsum(np.bincount(doc[keep], minlength=len(offsets) - 1), out=new[1:])
-    return values[keep], new
+    """The consistent sample of each set: its values ``v % SAMPLE_RATE == 0`` (a compiled pass;
+    a small run: its NumPy twin)."""
+    if small(len(values)):
+        return twins.consistent_sample(values, offsets, SAMPLE_RATE)
+    return _kernels.consistent_sample(values, offsets, SAMPLE_RATE)
