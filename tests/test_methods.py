@@ -225,7 +225,7 @@ def test_candidate_blocks_cover_the_documents_and_bound_their_pairs():
 
 @pytest.mark.parametrize("match", ["copy", "text"])
 def test_the_size_test_of_candidates_reads_the_sizes_beside_each_entry(match):
-    """``_later_sized`` keeps the later documents sharing a key with ``x`` whose sizes let the
+    """``_later_pairs`` with sizes keeps the later documents sharing a key with ``x`` whose sizes let the
     pair pass (token ratio >= ``low``, or rare-gram ratio >= ``least_ratio``), counts every one
     it finds, each once, whatever the sizes — ratios exactly at the bounds included."""
     from neardup import _pairkernels
@@ -248,7 +248,7 @@ def test_the_size_test_of_candidates_reads_the_sizes_beside_each_entry(match):
     mark = np.full(n, -1, np.int64)
     out = np.empty(n, np.int64)
     for x in range(n):
-        found, kept = _pairkernels._later_sized(
+        found, kept = _pairkernels._later_pairs(
             x, *postings.arrays, mark, out, post_tokens, post_grams,
             float(tokens[x]), float(grams[x]), low, ratio,
         )  # fmt: skip

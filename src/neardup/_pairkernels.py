@@ -283,6 +283,9 @@ def posting_lists(values, offsets):
     return key_ids, after, post_docs, post_off
 
 
+_NO_SIZES = np.empty(0, np.int32)  # no size test (:func:`_later_pairs`)
+
+
 @numba.njit(cache=True, nogil=True)
 def key_candidates(
     doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, lo, hi, out_l, out_r, counts
@@ -296,7 +299,10 @@ def key_candidates(
     later = np.empty(doc_off.shape[0] - 1, np.int64)
     w = 0
     for x in range(lo, hi):
-        c = _later_pairs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later)
+        _found, c = _later_pairs(
+            x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later,
+            _NO_SIZES, _NO_SIZES, 0.0, 0.0, 0.0, 0.0,
+        )  # fmt: skip
         if fill:
             for t in range(c):  # a loop: slice assignment takes numba seconds to compile
                 out_l[w + t] = x
@@ -307,39 +313,24 @@ def key_candidates(
 
 
 @numba.njit(cache=True, nogil=True)
-def _later_pairs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, out):
-    """The documents ``y > x`` that share a usable key with ``x``, each once, into ``out``;
-    returns how many. ``doc_keys`` are each document's distinct key ids;
-    ``post_docs[post_off[k]:post_off[k+1]]`` lists the documents holding key ``k`` in
-    increasing order, and ``doc_after`` is where the documents after each key's own document
-    start in it. ``mark[y] == x`` once ``y`` is found (the caller's array, over all ``x``)."""
-    c = 0
-    for i in range(doc_off[x], doc_off[x + 1]):
-        k = doc_keys[i]
-        if not key_ok[k]:
-            continue
-        for j in range(doc_after[i], post_off[k + 1]):
-            y = post_docs[j]
-            if mark[y] == x:
-                continue
-            mark[y] = x
-            out[c] = y
-            c += 1
-    return c
-
-
-@numba.njit(cache=True, nogil=True)
-def _later_sized(
+def _later_pairs(
     x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, out,
     post_tokens, post_grams, tx, gx, low, least_ratio,
 ):  # fmt: skip
-    """:func:`_later_pairs` that keeps only the documents whose sizes let them pass with ``x``
-    (:func:`_shapes_into`): ``few / many`` tokens at least ``low``, or ``small / large`` rare
-    grams at least ``least_ratio`` (``tx`` and ``gx``: ``x``'s). The other document's sizes
-    are read from ``post_tokens`` and ``post_grams``, beside its entry in the posting lists,
-    in the order the lists are scanned: a pair that fails is dropped without a look at the
-    other document. Returns how many documents were found (every candidate, as
-    :func:`_later_pairs` counts them) and how many were kept in ``out``."""
+    """The documents ``y > x`` that share a usable key with ``x``, each once: returns how many
+    were found and how many of them were kept in ``out``. ``doc_keys`` are each document's
+    distinct key ids; ``post_docs[post_off[k]:post_off[k+1]]`` lists the documents holding key
+    ``k`` in increasing order, and ``doc_after`` is where the documents after each key's own
+    document start in it. ``mark[y] == x`` once ``y`` is found (the caller's array, over all
+    ``x``).
+
+    With ``post_tokens`` (empty: every document found is kept), only the documents whose sizes
+    let them pass with ``x`` are kept (:func:`_shapes_into`): ``few / many`` tokens at least
+    ``low``, or ``small / large`` rare grams at least ``least_ratio`` (``tx`` and ``gx``:
+    ``x``'s). The other document's sizes are read from ``post_tokens`` and ``post_grams``,
+    beside its entry in the posting lists, in the order the lists are scanned: a pair that
+    fails is dropped without a look at the other document."""
+    sized = post_tokens.shape[0] > 0
     found = 0
     c = 0
     for i in range(doc_off[x], doc_off[x + 1]):
@@ -352,6 +343,10 @@ def _later_sized(
                 continue
             mark[y] = x
             found += 1
+            if not sized:
+                out[c] = y
+                c += 1
+                continue
             ty = float(post_tokens[j])
             gy = float(post_grams[j])
             many = max(tx, ty)
@@ -400,12 +395,12 @@ def possible_candidates(
     w = 0
     got = 0
     seen = 0
-    if text:  # the sizes a pair needs to pass (:func:`_shapes_into`): see _later_sized
+    if text:  # the sizes a pair needs to pass (:func:`_shapes_into`): see _later_pairs
         low, least_ratio = np.inf, bounds[6]
     else:
         low, least_ratio = bounds[3], bounds[5]
     for x in range(lo, hi):
-        found, c = _later_sized(
+        found, c = _later_pairs(
             x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later,
             post_tokens, post_grams, float(tokens[x]), float(offsets[x + 1] - offsets[x]),
             low, least_ratio,
