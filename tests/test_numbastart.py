@@ -65,3 +65,29 @@ def test_nothing_is_skipped_once_numba_support_is_loaded():
         "print(skip_blas_probe())"
     )
     assert out == "False"
+
+
+_UNCACHEABLE = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # numba's cache files are larger
+import numpy as np, numba
+from neardup.numbastart import tolerate_cache_failures
+tolerate_cache_failures()
+tolerate_cache_failures()  # once is enough: the second call wraps nothing again
+kernel = numba.njit(cache=True)(lambda a: a.sum() * 2)
+print(kernel(np.arange(4)), kernel(np.arange(3)))
+"""
+
+
+def test_a_kernel_that_cannot_be_cached_runs_from_memory_with_one_warning(tmp_path):
+    script = tmp_path / "uncacheable.py"  # numba caches kernels of a file, not of -c code
+    script.write_text(_UNCACHEABLE)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["12", "6"]
+    assert done.stderr.count("compiled kernels cannot be cached") == 1, done.stderr
+    assert "Traceback" not in done.stderr

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import NeardupError
-from ..numbastart import skip_blas_probe
+from ..numbastart import skip_blas_probe, tolerate_cache_failures
 
 # Subcommand modules, imported lazily so `neardup dedup` never imports FastAPI or pyspark.
 _SUBCOMMANDS = ("dedup", "report", "compare", "index", "serve", "spark", "eval")
@@ -52,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     skip_blas_probe()  # this process is ours: no SciPy import before the first kernel
+    tolerate_cache_failures()  # nor a traceback where compiled code cannot be cached
     try:
         with contextlib.ExitStack() as args.resources:
             return int(args.func(args) or 0)
