@@ -10,6 +10,7 @@ import numpy as np
 
 from . import twins
 from ._kernels import FNV_OFFSET, _fnv_step, fmix64
+from ._pairkernels import _SPREAD  # the posting lists' key spread: one constant for both tables
 from .compiling import small
 
 
@@ -490,9 +491,6 @@ def numbers_differ(keys, offsets, left, right):
                 j += 1
         out[p] = only_a > 0 and only_b > 0 and (year or min(only_a, only_b) >= 2)
     return out
-
-
-_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # odd: the high bits of a product spread any keys
 
 
 @numba.njit(cache=True, nogil=True)
