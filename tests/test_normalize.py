@@ -88,6 +88,42 @@ def test_expansions_take_the_compiled_path_within_their_room():
     assert normalize_many(texts) == [normalize(t) for t in texts]
 
 
+_HTML = "<>&;/!?aAsSbp=' \u200b\x00\n中"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.text(alphabet=_HTML, max_size=20), min_size=1, max_size=6))
+def test_compiled_tags_equal_the_python_path(texts):
+    assert normalize_many(texts) == [normalize(t) for t in texts]
+
+
+def test_simple_tags_take_the_compiled_path():
+    """A tag is white space in the compiled path; a ``<`` that opens no tag, a possible script
+    or style block, an ``&`` outside a tag and a tag cut by NUL are the Python path's."""
+    from neardup._kernels import normalize_codepoints
+    from neardup._normtable import norm_table
+    from neardup.normalize import decode_texts, encode_texts
+
+    texts = [
+        "<TEXACO INC> said <b>it</b> <a href='x&y'>sold</a>",
+        "<p>新闻<b>联播</b></p>",
+        "<!-- note -->x<?xml v?>",
+        "1 < 2",
+        "<a<b>>",  # the second pass of the Python path makes "<a >" a tag
+        "<style>p{}</style>正文",
+        "<Script>x</Script>y",
+        "AT&T <b>x</b>",
+        "<b\x00>x",
+        "x <b",
+    ]
+    cps, offsets = encode_texts(texts)
+    out, out_off, complex_docs = normalize_codepoints(cps, offsets, norm_table(), True)
+    assert complex_docs.tolist() == [False] * 3 + [True] * 7
+    assert decode_texts(out, out_off)[:3] == [normalize(t) for t in texts[:3]]
+    assert decode_texts(out, out_off)[0] == "said it sold"
+    assert normalize_many(texts) == [normalize(t) for t in texts]
+
+
 FILTERING = [
     NormalizeConfig(remove_punctuation=True),
     NormalizeConfig(cjk_only=True),

@@ -374,6 +374,28 @@ _EXPAND = np.uint32(0x80000000)
 _CODE_POINTS = 0x110000  # a table's entries per code point; its expansions come after them
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _tag_end(cps, i, end):
+    """Where the tag that opens at ``cps[i]`` (a ``<``) closes (its ``>``), or -1: a tag as
+    :data:`neardup.normalize._TAG` finds one — ``<``, a letter, ``!``, ``/`` or ``?``, then no
+    ``<``, ``>`` or NUL up to the ``>`` — and not one that may open a script or style block
+    (after ``<s`` or ``<S``). A ``<`` that opens no tag may form one once the tags after it are
+    removed, and a script block is removed whole: both are left to the Python path."""
+    if i + 1 >= end:
+        return -1
+    c = cps[i + 1]
+    letter = (65 <= c <= 90) or (97 <= c <= 122) or c == 33 or c == 47 or c == 63
+    if not letter or c == 83 or c == 115:
+        return -1
+    for j in range(i + 2, end):
+        c = cps[j]
+        if c == 62:
+            return j
+        if c == 60 or c == 0:
+            return -1
+    return -1
+
+
 @numba.njit(cache=True, nogil=True)
 def normalize_codepoints(cps, offsets, table, html):
     """Map code points through the normalisation table, fold white space, strip the ends.
@@ -393,9 +415,21 @@ def normalize_codepoints(cps, offsets, table, html):
     for d in range(ndocs):
         start = w
         pending = False
+        skip = 0
         for i in range(offsets[d], offsets[d + 1]):
             c = cps[i]
-            if html and (c == 60 or c == 38):  # '<' or '&'
+            if skip > 0:  # inside a tag
+                skip -= 1
+                continue
+            if html and c == 60:  # '<': a tag is white space; anything else, the Python path
+                close = _tag_end(cps, i, offsets[d + 1])
+                if close < 0:
+                    cx[d] = True
+                    break
+                pending = w > start
+                skip = close - i
+                continue
+            if html and c == 38:  # '&'
                 cx[d] = True
                 break
             v = table[c]
