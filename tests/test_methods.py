@@ -1711,6 +1711,95 @@ def test_copy_rule_one_replaced_token_decides_as_the_alignment(tokens, changes, 
         assert got.tolist() == want.tolist(), (texts, got, want)
 
 
+_EDIT_TOKENS = [
+    "我",
+    "们",
+    "看",
+    "了",
+    "电",
+    "影",
+    "不",
+    "没",
+    "好",
+    "3",
+    "2023",
+    "年",
+    "the",
+    "sun",
+]
+
+
+@given(
+    st.lists(st.sampled_from(_EDIT_TOKENS), min_size=1, max_size=20),
+    st.lists(
+        st.tuples(st.integers(0, 40), st.sampled_from([*_EDIT_TOKENS, ""]), st.booleans()),
+        min_size=1,
+        max_size=4,
+    ),
+    st.booleans(),
+)
+@settings(max_examples=500, deadline=None)
+def test_copy_rule_inserted_only_decides_as_the_alignment(tokens, edits, strict):
+    """Pairs told apart by inserted and deleted tokens alone (``_inserted_only``: no number,
+    negations in equal numbers, nothing that could have moved) get the value changes, hard
+    changes and verdicts of the full alignment in Python; so does every other pair the
+    compiled shortcuts leave to it. Edits insert a token or put it in place of one (or delete
+    one, for "")."""
+    from rapidfuzz.distance import Indel
+
+    from neardup.copyrule import CopyRule, token_codes
+    from neardup.copyrule.verdicts import _value_verdicts
+
+    other = list(tokens)
+    for at, token, in_place in edits:
+        if token and in_place:
+            other[at % len(other)] = token
+        elif token:
+            other.insert(at % (len(other) + 1), token)
+        elif len(other) > 1:
+            del other[at % len(other)]
+    texts = [" ".join(tokens), " ".join(other)]
+    a, b = token_codes(texts)[0][: len(tokens)], token_codes(texts)[0][len(tokens) :]
+    matched = (len(a) + len(b) - Indel.distance(a.tolist(), b.tolist())) / 2
+    left, right = np.array([0, 1]), np.array([1, 0])
+    within = np.full(2, matched >= min(len(a), len(b)))
+    unmatched = np.full(2, max(len(a), len(b)) - matched)
+    args = (texts, left, right, np.arange(2), np.full(2, strict), CopyRule(), within)
+    changes, hard, ok = _value_verdicts(*args, token_codes(texts), unmatched=unmatched)
+    want_changes, want_hard, want_ok = _value_verdicts(*args)
+    assert (hard.tolist(), ok.tolist()) == (want_hard.tolist(), want_ok.tolist()), texts
+    # a hard change found without the alignment (_numbers_differ_unaligned) keeps no count
+    assert changes[~hard].tolist() == want_changes[~hard].tolist(), texts
+
+
+def test_copy_rule_inserted_only_takes_the_common_pairs():
+    """Reposts that add a word here and drop one there are decided without the alignment in
+    Python; a replaced word, a number, a negation added or a text long enough for a moved
+    passage are left to it."""
+    from rapidfuzz.distance import Indel
+
+    from neardup.copyrule import token_codes
+    from neardup.copyrule.verdicts import _inserted_only
+
+    frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看 推 荐 给 大 家"
+    texts = [
+        frame,
+        frame.replace("一 起 ", "") + " 吧",  # 一起 dropped, 吧 added
+        frame.replace("我", "你"),  # a replaced word
+        frame.replace("这", "3"),  # a number
+        frame.replace("去", "没 去"),  # a negation added
+    ]
+    tokens = token_codes(texts)
+    codes, offsets, _flags = tokens
+    left, right = np.zeros(4, np.int64), np.arange(1, 5)
+    seq = [codes[offsets[k] : offsets[k + 1]].tolist() for k in range(len(texts))]
+    sizes = np.diff(offsets)
+    matched = np.array([(sizes[0] + sizes[k] - Indel.distance(seq[0], seq[k])) / 2 for k in right])
+    unmatched = np.maximum(sizes[left], sizes[right]) - matched
+    got = _inserted_only(tokens, texts, left, right, np.arange(4), unmatched)
+    assert got.tolist() == [True, False, False, False]
+
+
 @pytest.mark.parametrize(
     "other, copy",
     [

@@ -1,4 +1,6 @@
-"""Text normalisation before feature extraction. Idempotent: ``normalize(normalize(t)) == normalize(t)``.
+"""Text normalisation before feature extraction. Idempotent: ``normalize(normalize(t)) == normalize(t)``
+(but for two known faults of the contract: ``&#8203;``, and ``＜b＞``, which NFKC makes a tag after
+the tags are stripped).
 
 The order is part of the fingerprint contract (:data:`neardup.config.FINGERPRINT_VERSION`):
 

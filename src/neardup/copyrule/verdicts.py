@@ -3,7 +3,8 @@ alignment call decide most pairs; the value test (:func:`_value_verdicts`) reads
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -365,6 +366,9 @@ def _value_verdicts(
         differ = _numbers_differ_unaligned(tokens, left, right, rest, final, unmatched, rule)
         hard[rest[differ]] = True  # what the alignment would find: ok stays False
         rest = rest[~differ]
+        inserted = _inserted_only(tokens, texts, left, right, rest, unmatched)
+        ok[rest[inserted]] = True  # what the alignment would find: no value changed
+        rest = rest[~inserted]
     size = max(ALIGNED_CHUNK, -(-len(rest) // MAX_CHUNKS))
     parts = map_forked(
         lambda lo, hi: _aligned_verdicts(
@@ -441,17 +445,103 @@ def _negations_differ(
     still lack a 不 the other has (:func:`~neardup.copyrule.values._negated`)."""
     if tokens is None:
         return np.ones(len(left), np.bool_)
-    if not len(left):
-        return np.zeros(0, np.bool_)
+    in_left, in_right = _marked_tokens(
+        tokens, left, right, lambda codes, _flags: np.isin(codes, negation_codes())
+    )
+    return in_left != in_right
+
+
+def _marked_tokens(
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray],
+    left: np.ndarray,
+    right: np.ndarray,
+    mark: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """How many tokens of each pair's left and right text ``mark`` (given token codes and
+    flags, one bool each) marks: read from the tokens of those texts only."""
     from ..arrays import gather
 
-    codes, offsets, _flags = tokens
+    if not len(left):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    codes, offsets, flags = tokens
     docs, local = np.unique(np.concatenate([left, right]), return_inverse=True)
-    sub, sub_off = gather(codes, offsets[docs], np.diff(offsets)[docs])  # their tokens only
+    starts, sizes = offsets[docs], np.diff(offsets)[docs]
+    sub, sub_off = gather(codes, starts, sizes)
     found = np.zeros(len(sub) + 1, np.int64)
-    np.cumsum(np.isin(sub, negation_codes()), out=found[1:])
+    np.cumsum(mark(sub, gather(flags, starts, sizes)[0]), out=found[1:])
     per_doc = found[sub_off[1:]] - found[sub_off[:-1]]
-    return per_doc[local[: len(left)]] != per_doc[local[len(left) :]]
+    return per_doc[local[: len(left)]], per_doc[local[len(left) :]]
+
+
+def _inserted_only(
+    tokens: tuple[np.ndarray, np.ndarray, np.ndarray],
+    texts: Sequence[str],
+    left: np.ndarray,
+    right: np.ndarray,
+    rows: np.ndarray,
+    unmatched: np.ndarray,
+) -> np.ndarray:
+    """Which pairs ``rows`` differ by inserted and deleted tokens alone, hold no number and
+    negations in equal numbers: copies with no value changed, decided without the alignment in
+    Python (most pairs of reposted posts left to it: 欢迎 / 热烈欢迎, a word added here, one
+    dropped there).
+
+    :func:`~neardup.copyrule.values._value_changes` finds a value only in a gap where both texts
+    have tokens (a substitution), in a region of gaps joined by weak anchors that replaces a
+    character one for one (:func:`~neardup.copyrule.values._grown_letter`), in a negation one
+    text adds (which needs the two to hold them in different numbers), or among numbers. So a
+    pair is one of these when its canonical alignment (:func:`_canonical`; rapidfuzz's on the
+    token hashes, as :func:`token_alignment` makes it on the tokens) has no gap with tokens on
+    both sides, and no passage can have moved: :func:`_move_order` keeps the order of a text of
+    fewer than ``MOVE_MIN`` tokens, or of a pair whose distance (from ``unmatched``, the longer
+    text's tokens outside their longest common subsequence) leaves less than ``MOVE_GAIN`` to
+    gain. Property tests check them against the full alignment."""
+    from rapidfuzz.distance import Indel
+
+    from .._tokenkernels import TOKEN_DIGIT
+    from .align import ALIGN_CELLS, _token_arrays
+    from .rule import MOVE_GAIN, MOVE_MIN
+
+    out = np.zeros(len(rows), np.bool_)
+    if not len(rows):
+        return out
+    codes, offsets, _flags = tokens
+    a, b = left[rows], right[rows]
+    sizes = np.diff(offsets)
+    la, lb = sizes[a], sizes[b]
+    short, long = np.minimum(la, lb), np.maximum(la, lb)
+    distance = la + lb - 2 * (long - unmatched[rows])
+    unmoved = (short < MOVE_MIN) | (distance - (long - short) < 2 * MOVE_GAIN * short)
+    maybe = np.flatnonzero(unmoved & (la * lb <= ALIGN_CELLS) & (short > 0))
+    digits_a, digits_b = _marked_tokens(
+        tokens, a[maybe], b[maybe], lambda _codes, flags: (flags & TOKEN_DIGIT) > 0
+    )
+    maybe = maybe[(digits_a == 0) & (digits_b == 0)]
+    maybe = maybe[~_negations_differ(tokens, a[maybe], b[maybe])]
+    if not len(maybe):
+        return out
+    docs, local = np.unique(np.concatenate([a[maybe], b[maybe]]), return_inverse=True)
+    sequences = _token_arrays(codes, offsets, docs)
+    lengths = sizes[docs].tolist()
+    docs_at = docs.tolist()
+    pairs = zip(local[: len(maybe)].tolist(), local[len(maybe) :].tolist(), strict=True)
+    for k, (p, q) in zip(maybe.tolist(), pairs, strict=True):
+        if (lengths[q], texts[docs_at[q]]) < (lengths[p], texts[docs_at[p]]):  # _canonical
+            p, q = q, p
+        out[k] = _one_sided(Indel.opcodes(sequences[p], sequences[q]))
+    return out
+
+
+def _one_sided(opcodes: Any) -> bool:
+    """Whether no gap of an alignment has tokens on both sides: no deletion next to an
+    insertion (which :func:`token_alignment` joins into one gap)."""
+    last = "equal"
+    for op in opcodes:
+        tag = op[0]
+        if tag == "replace" or {last, tag} == {"insert", "delete"}:
+            return False
+        last = tag
+    return True
 
 
 def _numbers_differ_unaligned(
