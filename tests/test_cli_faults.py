@@ -229,6 +229,34 @@ def test_not_a_compressed_file(tmp_path, capsys, name, on_error):
     assert f"{name}: not a readable {src.suffix} file" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("name", ["in.jsonl.GZ", "IN.JSONL.ZST", "in.jsonl.Gz"])
+def test_a_compressed_file_named_in_capitals_is_decompressed(tmp_path, name):
+    """The format was read from the name in any case but the compression only from a lower-case
+    suffix: ``x.jsonl.GZ`` was read as compressed bytes (an error blaming its UTF-8, or every
+    record an "invalid UTF-8" skip under --on-error skip). Now the same run as ``.gz``/``.zst``,
+    its kept records written with the same compression."""
+    raw = b"".join(jsonl(30))
+    pack = gzip.compress if ".gz" in name.lower() else zstandard.ZstdCompressor().compress
+    (tmp_path / name).write_bytes(pack(raw))
+    plain = tmp_path / "in.jsonl"
+    plain.write_bytes(raw)
+    assert dedup(plain, tmp_path / "a") == 0
+    assert dedup(tmp_path / name, tmp_path / "b") == 0
+    assert counts(tmp_path / "b") == counts(tmp_path / "a")
+    kept = next((tmp_path / "b").glob("kept.jsonl.*"))
+    assert decompressed(kept) == (tmp_path / "a" / "kept.jsonl").read_bytes()
+
+
+def test_spark_refuses_a_compression_suffix_hadoop_does_not_read():
+    """Hadoop picks a codec by the suffix as written: ``.GZ`` would be read as text."""
+    from neardup.errors import ConfigError
+    from neardup.spark.read import spark_format
+
+    assert spark_format("a.jsonl.gz", None) == "jsonl"
+    with pytest.raises(ConfigError, match="rename it"):
+        spark_format("a.jsonl.GZ", None)
+
+
 def bad_csv(path, *, header=b"id,text", bad_row=2, rows=3):
     lines = [header]
     for i in range(1, rows + 1):
@@ -456,6 +484,40 @@ def test_an_option_that_would_be_ignored_is_an_error(tmp_path, capsys, given, ne
     }
     more = fix.get(needs, ["--verify", "edit"])
     assert main(["dedup", str(path), "-o", str(tmp_path / "p"), *given, *more, "--quiet"]) == 0
+
+
+def test_idf_files_that_cannot_act(tmp_path, capsys):
+    """An IDF file was read, recorded and ignored without --weights tfidf; an empty one ended in
+    numpy's IndexError, one not in UTF-8 in a UnicodeDecodeError, each with a traceback. Now each
+    is an error naming the file, and a good one acts with --weights tfidf."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(6)))
+    good, empty, binary = tmp_path / "idf.txt", tmp_path / "empty.txt", tmp_path / "bin.txt"
+    good.write_text("国务院 1.5\n", encoding="utf-8")
+    empty.write_text("\n  \n", encoding="utf-8")
+    binary.write_bytes(b"\xff\xfe 1\n")
+    simhash = ["--method", "simhash", "--features", "word"]
+    out = str(tmp_path / "o")
+    assert main(["dedup", str(path), "-o", out, *simhash, "--idf", str(good), "--quiet"]) == 2
+    assert "--idf acts only with --weights tfidf" in capsys.readouterr().err
+    tfidf = [*simhash, "--weights", "tfidf"]
+    for bad, says in ((empty, "holds no 'word idf' lines"), (binary, "not valid UTF-8")):
+        assert main(["dedup", str(path), "-o", out, *tfidf, "--idf", str(bad), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"{bad}: {says}" in err and "Traceback" not in err
+        assert main(["compare", *tfidf, "--idf", str(bad), "a", "b"]) == 2
+        assert f"{bad}: {says}" in capsys.readouterr().err
+    assert main(["dedup", str(path), "-o", out, *tfidf, "--idf", str(good), "--quiet"]) == 0
+
+
+def test_serve_refuses_an_unknown_log_level_before_opening_the_store(tmp_path, capsys):
+    """``--log-level foo`` created the store, then ended in uvicorn's KeyError traceback."""
+    db = tmp_path / "s.db"
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--db", f"sqlite:///{db}", "--log-level", "foo"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'foo'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
 
 
 def test_an_ignored_option_is_named_before_its_range(tmp_path, capsys):

@@ -311,15 +311,36 @@ def test_an_id_stored_with_another_text_is_named_skipped_or_replaced(tmp_path, c
     assert main(add) == 2
     err = capsys.readouterr().err
     assert "later.jsonl, record 2" in err and "doc1" in err and "--replace" in err
+    assert "--on-error skip to leave it" in err
     assert main([*add, "--on-error", "skip"]) == 0
     err = capsys.readouterr().err
     assert "skipped" in err and "record 2" in err
+    # not the advice to give --on-error skip, which this run was given
+    assert "it is left as stored (give --replace" in err and "--on-error skip" not in err
     counts = json.loads(err.splitlines()[-1])
     assert counts["skipped_by_reason"] == {"id_conflict": 1}
     assert counts["inserted"] + counts["duplicate_not_stored"] == 2
     later.write_bytes(orjson.dumps(rows[1]) + b"\n")  # another file: read from the start
     assert main([*add, "--replace"]) == 0
     assert json.loads(capsys.readouterr().err.splitlines()[-1])["replaced"] == 1
+
+
+def test_query_offers_no_option_that_only_writing_reads(tmp_path, capsys):
+    """``index query`` (read-only) offered --store-duplicates, which did nothing, and called
+    --batch-size "records per transaction"."""
+    url = f"sqlite:///{tmp_path / 'ix.db'}"
+    data = tmp_path / "d.jsonl"
+    write(data, TEXTS[:3])
+    assert main(["index", "add", str(data), "--db", url, "--id-field", "id", "--quiet"]) == 0
+    query = ["index", "query", str(data), "--db", url, "--id-field", "id"]
+    with pytest.raises(SystemExit):
+        main([*query, "--no-store-duplicates"])
+    assert "unrecognized arguments: --no-store-duplicates" in capsys.readouterr().err
+    assert main([*query, "--batch-size", "0"]) == 2
+    assert "--batch-size 0 must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["index", "query", "--help"])
+    assert "records checked at a time" in capsys.readouterr().out
 
 
 def test_a_second_input_without_id_field_is_told_to_name_its_documents(tmp_path, capsys):

@@ -78,6 +78,8 @@ def _read_table(lines, source: str) -> IdfTable:
             raise InputError(f"idf {parts[1]!r} is not finite", source=source, record=number)
         words.append(parts[0])
         values.append(value)
+    if not words:
+        raise InputError("holds no 'word idf' lines", source=source)
     return IdfTable.from_words(words, np.array(values))
 
 
@@ -103,5 +105,8 @@ def load_idf(name: str = "default") -> IdfTable:
         raise ConfigError(
             f"idf={name!r}: no such file; use 'default', 'corpus' or a 'word idf' file"
         )
-    with path.open(encoding="utf-8") as handle:
-        return _read_table(handle, str(path))
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return _read_table(handle, str(path))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not valid UTF-8 ({exc.reason})", source=str(path)) from None

@@ -75,12 +75,11 @@ class Skipped:
 
 
 def split_suffix(path: str | os.PathLike) -> tuple[str, str]:
-    """``(format, compression)`` from a file name, e.g. ``data.jsonl.gz`` -> ``("jsonl", ".gz")``."""
+    """``(format, compression)`` from a file name, e.g. ``data.jsonl.gz`` -> ``("jsonl", ".gz")``;
+    any case (``DATA.JSONL.GZ``)."""
     name = Path(path).name.lower()
-    compression = ""
-    for c in _COMPRESSIONS:
-        if name.endswith(c):
-            compression, name = c, name[: -len(c)]
+    compression = compression_of(path)
+    name = name[: len(name) - len(compression)]
     fmt = _SUFFIX_FORMAT.get(Path(name).suffix)
     if fmt is None:
         raise ConfigError(
@@ -88,6 +87,12 @@ def split_suffix(path: str | os.PathLike) -> tuple[str, str]:
             f"({', '.join(FORMATS)})"
         )
     return fmt, compression
+
+
+def compression_of(path: str | os.PathLike) -> str:
+    """``.gz``, ``.zst`` or ``""``: the compression a file's name gives, in any case."""
+    name = os.fspath(path).lower()
+    return next((c for c in _COMPRESSIONS if name.endswith(c)), "")
 
 
 # ISA-L's level 2: the size of zlib's level 3 (weibo_ced_zh's 176 MB: 32.5 MB) at four times
@@ -104,14 +109,15 @@ def open_binary(path: str | os.PathLike, mode: str = "rb", *, replayed: bool = F
     hands it out first, so the records before the break are found and the break is named.
     """
     p = os.fspath(path)
-    if p.endswith(".gz"):
+    compression = compression_of(p)
+    if compression == ".gz":
         if "r" in mode:
             opener = igzip.open if replayed else gzip.open
             return opener(p, mode)  # type: ignore[return-value]
         # no time stamp in the header: the same records give the same bytes on every run
         gz = igzip.IGzipFile(p, mode, compresslevel=GZIP_LEVEL, mtime=0)
         return io.BufferedWriter(gz, buffer_size=1 << 20)  # type: ignore[return-value]
-    if p.endswith(".zst"):
+    if compression == ".zst":
         import zstandard
 
         if "r" in mode:

@@ -304,6 +304,11 @@ def test_options_that_would_do_nothing_are_said(tmp_path, capsys):
     assert "does not take --option nope" in capsys.readouterr().err
     assert main(["eval", corpus, "--sweep", "-o", str(tmp_path / "c"), "--quiet"]) == 0
     assert "--sweep scores labelled pairs" in capsys.readouterr().err
+    # an option for a method the run does not evaluate was said to have the wrong form
+    assert main(["eval", pairs, "--option", "simhash.max_distance=4", "-o", str(tmp_path)]) == 2
+    assert "is for method 'simhash', which this run does not evaluate" in capsys.readouterr().err
+    assert main(["eval", pairs, "--methods", "simhash,simhash", "-o", str(tmp_path / "d")]) == 2
+    assert "names a method twice" in capsys.readouterr().err
 
 
 def test_integer_ids_and_labels_beyond_64_bits_are_read_as_written(tmp_path):

@@ -93,3 +93,8 @@ def test_bad_urls(tmp_path):
         open_store(f"sqlite:///{tmp_path}/no/such/dir/x.db")
     with pytest.raises(ConfigError, match="cannot connect"):
         open_store("postgresql://nobody@127.0.0.1:1/none")
+    # a misspelt parameter was ignored (the store opened with synchronous=full)
+    with pytest.raises(ConfigError, match="unknown parameter 'synchronus'"):
+        open_store(f"sqlite:///{tmp_path}/x.db?synchronus=normal")
+    assert not (tmp_path / "x.db").exists()
+    open_store(f"sqlite:///{tmp_path}/x.db?synchronous=normal").close()

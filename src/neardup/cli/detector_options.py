@@ -13,7 +13,9 @@ from .options import parse_options
 DEFAULT_DB = "sqlite:///neardup.db"
 
 
-def add_detector_options(p: argparse.ArgumentParser) -> None:
+def add_detector_options(p: argparse.ArgumentParser, *, writes: bool = True) -> None:
+    """The store and method options; ``writes``: the command stores documents (not ``index
+    query``, where ``--store-duplicates`` would do nothing)."""
     p.add_argument(
         "--db",
         default=DEFAULT_DB,
@@ -41,12 +43,13 @@ def add_detector_options(p: argparse.ArgumentParser) -> None:
         help="auto: the common-gram table a batch run wrote (OUTDIR/common_grams.npz), so that "
         "online decisions equal that run's",
     )
-    p.add_argument(
-        "--store-duplicates",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="store documents found to be duplicates (default: yes; never matched against)",
-    )
+    if writes:
+        p.add_argument(
+            "--store-duplicates",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="store documents found to be duplicates (default: yes; never matched against)",
+        )
 
 
 def detector_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -109,7 +112,7 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
         method=args.method,
         options=options,
         tables=tables,
-        store_duplicates=args.store_duplicates,
+        store_duplicates=getattr(args, "store_duplicates", True),  # index query: no writes
     )
     if hasattr(detector.method, "workers") and hasattr(args, "workers"):
         from ..parallel import resolve_workers

@@ -61,17 +61,24 @@ def _methods(args: argparse.Namespace) -> list[str]:
     unknown = [m for m in names if m not in METHOD_NAMES]
     if unknown:
         raise ConfigError(f"unknown method {unknown[0]!r}; choose from {', '.join(METHOD_NAMES)}")
-    return list(dict.fromkeys(names))
+    if len(set(names)) < len(names):
+        raise ConfigError(f"--methods {args.methods!r} names a method twice")
+    return names
 
 
 def _options(args: argparse.Namespace, names: list[str]) -> dict[str, dict]:
     per: dict[str, list[str]] = {n: [] for n in names}
     for item in args.option:
         method, dot, rest = item.partition(".")
-        if not dot or method not in per:
+        if not dot:
             raise ConfigError(
                 f"--option {item!r} must look like METHOD.NAME=VALUE, METHOD one of "
                 f"{', '.join(names)}"
+            )
+        if method not in per:
+            raise ConfigError(
+                f"--option {item!r} is for method {method!r}, which this run does not evaluate "
+                f"({', '.join(names)}): add it with --method or --methods"
             )
         per[method].append(rest)
     out = {}

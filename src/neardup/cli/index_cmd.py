@@ -58,7 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         a.add_argument("--text-field", default="text")
         a.add_argument("--id-field", help="id field (default: the record number)")
         a.add_argument("--on-error", choices=ON_ERROR, default="fail")
-        a.add_argument("--batch-size", type=int, default=1000, help="records per transaction")
+        a.add_argument(
+            "--batch-size",
+            type=int,
+            default=1000,
+            help="records per transaction" if name == "add" else "records checked at a time",
+        )
         a.add_argument("--quiet", action="store_true")
         a.add_argument("--limit", type=int, help=argparse.SUPPRESS)  # stop early (tests)
         if name == "add":
@@ -69,7 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                 "an error naming the record, or with --on-error skip a counted skip)",
             )
         add_workers_option(a)
-        add_detector_options(a)
+        add_detector_options(a, writes=name == "add")
         a.set_defaults(func=run_add if name == "add" else run_query)
 
     r = isub.add_parser(
@@ -108,17 +113,27 @@ def _committed_note(counts: dict[str, int]) -> str:
     )
 
 
-def _conflict_message(doc_id: str, *, numbered: bool) -> str:
+def _conflict_message(doc_id: str, *, numbered: bool, skipped: bool = False) -> str:
     """Why a record was refused, and the ways on. ``numbered``: ids are record numbers (no
     ``--id-field``), so a second input's records meet the first's: replacing would overwrite
-    another document, and the fix is naming documents by a field of theirs."""
+    another document, and the fix is naming documents by a field of theirs. ``skipped``: the
+    run goes on without it (``--on-error skip``), which is then no way on to offer."""
     if numbered:
         return (
             f"document {doc_id!r} is already stored with a different text: without --id-field "
             "a document's id is its record number, and another input added to this store "
             f"(or an earlier version of this one) has a record {doc_id}; give --id-field to "
-            "name documents by a field of theirs, --replace to replace the stored text, or "
-            "--on-error skip to leave it"
+            "name documents by a field of theirs"
+            + (
+                ", or --replace to replace the stored text; it is left as stored"
+                if skipped
+                else ", --replace to replace the stored text, or --on-error skip to leave it"
+            )
+        )
+    if skipped:
+        return (
+            f"document {doc_id!r} is already stored with a different text; it is left as "
+            "stored (give --replace to replace it)"
         )
     return (
         f"document {doc_id!r} is already stored with a different text; give --replace to "
@@ -205,7 +220,8 @@ def _add_input(
             for k in sorted(refused):
                 _refuse_conflict(batch[k], reader, counts, numbered=numbered)
                 skipped(Skipped(batch[k].number, batch[k].id, "id_conflict",
-                                _conflict_message(batch[k].id, numbered=numbered)))  # fmt: skip
+                                _conflict_message(batch[k].id, numbered=numbered,
+                                                  skipped=True)))  # fmt: skip
             batch[:] = [r for k, r in enumerate(batch) if k not in refused]
         try:
             results = detector.add_many(
@@ -329,6 +345,8 @@ def _first_use(
 
 
 def run_query(args: argparse.Namespace) -> int:
+    if args.batch_size < 1:
+        raise ConfigError(f"--batch-size {args.batch_size} must be at least 1")
     inputs = Inputs(args.input, **reader_options(args))  # every input found first
     detector = open_detector(args, read_only=True)
     out = sys.stdout.buffer

@@ -141,6 +141,7 @@ _ACTS_ONLY_WITH = (
     ("auto", "text_threshold", "match", "text", "--match text"),
     ("simhash", "min_similarity", "verify", None, "--verify jaccard or --verify edit"),
     ("simhash", "verify_ngram", "verify", None, "--verify jaccard or --verify edit"),
+    ("simhash", "idf", "weights", "tfidf", "--weights tfidf"),
     ("paragraph", "max_distance", "evidence", "topic", "--option evidence=topic"),
     ("paragraph", "blocks", "evidence", "topic", "--option evidence=topic"),
 )

@@ -38,7 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=1 << 20,
         help="largest request body accepted (default 1 MiB)",
     )
-    p.add_argument("--log-level", default="warning", help="uvicorn log level (default warning)")
+    p.add_argument(
+        "--log-level",
+        default="warning",
+        type=str.lower,
+        choices=("critical", "error", "warning", "info", "debug", "trace"),
+        help="the server's log level (default warning)",
+    )
     p.add_argument(
         "--access-log",
         choices=("none", "json"),

@@ -39,7 +39,13 @@ def open_store(url: str, *, read_only: bool = False) -> Store:
         path = url[len("sqlite:///") :].split("?", 1)[0] if url.startswith("sqlite:///") else ""
         if not path:
             raise ConfigError(f"{url!r}: give a file, e.g. sqlite:///neardup.db")
-        query = parse_qs(parts.query)
+        query = parse_qs(parts.query, keep_blank_values=True)
+        unknown = sorted(set(query) - {"synchronous"})
+        if unknown:  # a misspelt ?synchronus=normal would be ignored, the store opened as full
+            raise ConfigError(
+                f"{redact(url)!r}: unknown parameter {unknown[0]!r}; a SQLite store takes only "
+                "?synchronous=full or ?synchronous=normal"
+            )
         return SqliteStore(
             url, path, synchronous=query.get("synchronous", ["full"])[0], read_only=read_only
         )
