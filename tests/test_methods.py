@@ -1772,6 +1772,41 @@ def test_copy_rule_inserted_only_decides_as_the_alignment(tokens, edits, strict)
     assert changes[~hard].tolist() == want_changes[~hard].tolist(), texts
 
 
+def test_copy_rule_memo_reads_each_text_once_across_calls(monkeypatch):
+    """A text in pairs judged by several calls (a template's, in several verification chunks)
+    is tokenized, and its boilerplate read, once when the calls share a ``TextMemo``; the
+    verdicts are those of calls without one."""
+    from neardup.copyrule import Boilerplate, CopyRule, TextMemo, judge_pairs
+    from neardup.copyrule import verdicts as verdicts_module
+    from neardup.methods.prepared import gram_hashes
+    from neardup.normalize import encode_texts
+
+    head = "央视网消息新闻联播国务院总理今天在北京主持召开国务院常务会议"
+    texts = [
+        f"{head}部署{x}工作会议指出要抓好落实" for x in ("稳外贸", "稳外资", "保就业", "促消费")
+    ]
+    texts += [f"{head}部署{x}工作会议指出2024年要抓好落实" for x in ("防汛", "抗旱")]
+    common = np.unique(gram_hashes(*encode_texts([head]), 3, 0)[0])
+    boilerplate = Boilerplate(common, 3)
+    calls = [(np.array([0, 0, 4]), np.array([1, 2, 5])), (np.array([0, 1, 4]), np.array([3, 2, 3]))]
+    read: list[str] = []
+    tokenize = verdicts_module.tokenize
+    monkeypatch.setattr(verdicts_module, "tokenize", lambda t: read.append(t) or tokenize(t))
+    rule = CopyRule()
+    alone = [judge_pairs(texts, a, b, rule, boilerplate=boilerplate, prune=False) for a, b in calls]
+    assert len(read) > len(set(read))  # without a memo, a text in both calls is read twice
+    read.clear()
+    memo = TextMemo()
+    shared = [
+        judge_pairs(texts, a, b, rule, boilerplate=boilerplate, prune=False, memo=memo)
+        for a, b in calls
+    ]
+    assert sorted(read) == sorted(set(read)) and len(read) == 6
+    for one, other in zip(alone, shared, strict=True):
+        for name in ("similarity", "value_changes", "year_change", "copy"):
+            assert getattr(one, name).tolist() == getattr(other, name).tolist()
+
+
 def test_copy_rule_inserted_only_takes_the_common_pairs():
     """Reposts that add a word here and drop one there are decided without the alignment in
     Python; a replaced word, a number, a negation added or a text long enough for a moved

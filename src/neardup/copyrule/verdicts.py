@@ -4,6 +4,7 @@ alignment call decide most pairs; the value test (:func:`_value_verdicts`) reads
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,7 @@ def judge_pairs(
     tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     bags: np.ndarray | None = None,
     boilerplate: Boilerplate | None = None,
+    memo: TextMemo | None = None,
 ) -> Verdicts:
     """The verdict on each pair of compared texts ``(texts[left[k]], texts[right[k]])``.
 
@@ -58,7 +60,9 @@ def judge_pairs(
     whose shape fails is aligned again on readings (:func:`_heard_tokens`). ``tokens``: the
     :func:`token_codes` of ``texts``, and ``bags`` their hashes sorted per text, when the
     caller keeps them. ``boilerplate``: the corpus's common text, which the value test of
-    pairs not under the token rule leaves out (:class:`Boilerplate`).
+    pairs not under the token rule leaves out (:class:`Boilerplate`). ``memo``: what the value
+    test read of each text, kept by a caller that judges the pairs of ``texts`` in several
+    calls (:class:`TextMemo`).
     """
     left = np.asarray(left, np.int64)
     right = np.asarray(right, np.int64)
@@ -110,6 +114,7 @@ def judge_pairs(
         boilerplate,
         unmatched=long_len - matched if prune else None,
         workers=workers,
+        memo=memo,
     )
     return Verdicts(
         np.round(sim, 6), np.round(containment, 6), np.round(coverage, 6), changes, hard, ok
@@ -309,6 +314,7 @@ def _value_verdicts(
     *,
     unmatched: np.ndarray | None = None,
     workers: int = 1,
+    memo: TextMemo | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Value changes, hard changes and the verdict of the pairs ``shaped`` (whose shape passed):
     each aligned in full, in canonical order, to look for substituted values, unless it is one
@@ -372,7 +378,7 @@ def _value_verdicts(
     size = max(ALIGNED_CHUNK, -(-len(rest) // MAX_CHUNKS))
     parts = map_forked(
         lambda lo, hi: _aligned_verdicts(
-            texts, left, right, rest[lo:hi], strict, rule, boilerplate
+            texts, left, right, rest[lo:hi], strict, rule, boilerplate, memo
         ),
         len(rest),
         size=size,
@@ -385,6 +391,17 @@ def _value_verdicts(
         hard[rest[lo:hi]] = part_hard
         ok[rest[lo:hi]] = part_ok
     return changes, hard, ok
+
+
+@dataclass
+class TextMemo:
+    """What the value test read of each text (by its position in the texts judged): its tokens
+    and numbers, and its boilerplate mask. A caller that judges the pairs of one list of texts
+    in several calls keeps one, so that a text in many pairs (a template's) is read once;
+    threads may share it (a text read twice gives the same)."""
+
+    words: dict[int, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
+    boilerplate: dict[int, list[bool] | None] = field(default_factory=dict)
 
 
 # The aligned value test on ``workers`` processes (:func:`neardup.forked.map_forked`) from
@@ -403,15 +420,17 @@ def _aligned_verdicts(
     strict: np.ndarray,
     rule: CopyRule,
     boilerplate: Boilerplate | None,
+    memo: TextMemo | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Value changes, hard changes and the verdict of the pairs ``rows``, each aligned in full
     in canonical order (:func:`_value_verdicts`' pairs that no shortcut decided); a text is
-    tokenized, and its boilerplate read, once for all its pairs here."""
+    tokenized, and its boilerplate read, once for all its pairs here (and in every call given
+    the same ``memo``)."""
     changes = np.zeros(len(rows), np.int64)
     hard = np.zeros(len(rows), np.bool_)
     ok = np.zeros(len(rows), np.bool_)
-    found: dict[int, tuple[list[str], frozenset[str]]] = {}
-    common: dict[int, list[bool] | None] = {}
+    memo = TextMemo() if memo is None else memo
+    found, common = memo.words, memo.boilerplate
     for r, k in enumerate(rows.tolist()):
         for i in (left[k], right[k]):
             if i not in found:

@@ -50,6 +50,7 @@ from ..copyrule import (
     Boilerplate,
     CopyRule,
     CopyVerdict,
+    TextMemo,
     Verdicts,
     judge_pairs,
     token_codes,
@@ -218,6 +219,7 @@ class _Tokens:
     texts: list[str]
     codes: tuple[np.ndarray, np.ndarray, np.ndarray]  # hashes, offsets, flags (token_codes)
     bags: np.ndarray
+    memo: TextMemo = field(default_factory=TextMemo)  # the value test's reading of each text
 
 
 class AutoMethod:
@@ -504,6 +506,7 @@ class AutoMethod:
             tokens=tokens.codes,
             bags=tokens.bags,
             boilerplate=self._boilerplate(),
+            memo=tokens.memo,
         )
         if cfg.match == "text":
             verdicts = verdicts.with_copy(np.ones(len(verdicts), np.bool_))
