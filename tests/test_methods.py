@@ -2371,11 +2371,33 @@ def test_shared_blocks_on_arrays_are_the_dictionary_ones(base, edits, cut):
         elif at < len(b):
             del b[at]
     b = b[cut % (len(b) or 1) :] + b[: cut % (len(b) or 1)]
-    for k in (3, 8):
+    for k, repeats in itertools.product((3, 8), (False, True)):
         if min(len(a), len(b)) < k:
             continue
-        expected = copyrule.align._shared_blocks_short(a, b, k)
-        assert copyrule.align._shared_blocks_long(a, b, k) == expected
+        expected = copyrule.align._shared_blocks_short(a, b, k, repeats=repeats)
+        assert copyrule.align._shared_blocks_long(a, b, k, repeats=repeats) == expected
+
+
+def test_a_long_text_held_several_times_over_aligns_past_align_cells(monkeypatch):
+    """A page captured three times in one record, and its copy with a line added: past
+    ``ALIGN_CELLS`` the alignment anchored only on runs that occur once in each text, and this
+    text has none, so nothing aligned: a copy (decided on its rare grams) reported similarity
+    0. Runs that occur as often in both texts anchor it now; the similarity is the full
+    alignment's."""
+    from rapidfuzz.distance import Indel
+
+    import neardup.copyrule as copyrule
+
+    rng = random.Random(5)
+    block = " ".join(_long_story(rng, 1000))
+    a = "\n".join([block] * 3)
+    b = a + "\nOne more sentence at the end."
+    ta, tb = copyrule.tokenize(a), copyrule.tokenize(b)
+    exact = (len(ta) + len(tb) - Indel.distance(ta, tb)) / (len(ta) + len(tb))
+    monkeypatch.setattr(copyrule.align, "ALIGN_CELLS", 1_000_000)  # 3,000 x 3,006 tokens
+    verdict = copyrule.judge(a, b, copyrule.CopyRule())
+    assert verdict.copy and verdict.similarity == pytest.approx(exact, abs=1e-6)
+    assert verdict.similarity > 0.99
 
 
 def _long_story(rng, words=3000):

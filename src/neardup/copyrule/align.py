@@ -79,7 +79,7 @@ def _anchor_blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, i
     that no two overlap: ``(a_start, b_start, length)``."""
     from bisect import bisect_left
 
-    blocks = _shared_blocks(a, b, MOVE_MIN)
+    blocks = _shared_blocks(a, b, MOVE_MIN) or _shared_blocks(a, b, MOVE_MIN, repeats=True)
     if not blocks:
         return []
     # longest increasing subsequence of b_start over blocks ordered by a_start (patience)
@@ -111,29 +111,40 @@ def _anchor_blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, i
     return out
 
 
-def _shared_blocks(a: Sequence[str], b: Sequence[str], k: int) -> list[tuple[int, int, int]]:
+def _shared_blocks(
+    a: Sequence[str], b: Sequence[str], k: int, *, repeats: bool = False
+) -> list[tuple[int, int, int]]:
     """Maximal runs of tokens the two texts share, ``(a_start, b_start, length)``, found through
     the runs of ``k`` tokens that occur exactly once in each text (so a repeated phrase does not
-    pair up with the wrong place), in order of ``a_start``."""
+    pair up with the wrong place), in order of ``a_start``. With ``repeats``, also through the
+    runs that occur as often in one text as in the other, the first occurrence in one with the
+    first in the other and so on: a text held several times over (a page captured three times
+    in one record) has no run that occurs once."""
     if min(len(a), len(b)) < k:
         return []
     if min(len(a), len(b)) >= LONG_BLOCKS:
-        return _shared_blocks_long(a, b, k)
-    return _shared_blocks_short(a, b, k)
+        return _shared_blocks_long(a, b, k, repeats=repeats)
+    return _shared_blocks_short(a, b, k, repeats=repeats)
 
 
-def _shared_blocks_short(a: Sequence[str], b: Sequence[str], k: int) -> list[tuple[int, int, int]]:
+def _shared_blocks_short(
+    a: Sequence[str], b: Sequence[str], k: int, *, repeats: bool = False
+) -> list[tuple[int, int, int]]:
     """:func:`_shared_blocks` through a dictionary of token tuples (the arrays' oracle)."""
 
-    def once(seq: Sequence[str]) -> dict[tuple[str, ...], int]:
-        seen: dict[tuple[str, ...], int] = {}
+    def places(seq: Sequence[str]) -> dict[tuple[str, ...], list[int]]:
+        seen: dict[tuple[str, ...], list[int]] = {}
         for p in range(len(seq) - k + 1):
-            gram = tuple(seq[p : p + k])
-            seen[gram] = -1 if gram in seen else p
+            seen.setdefault(tuple(seq[p : p + k]), []).append(p)
         return seen
 
-    in_a, in_b = once(a), once(b)
-    hits = sorted((p, in_b[g]) for g, p in in_a.items() if p >= 0 and in_b.get(g, -1) >= 0)
+    in_a, in_b = places(a), places(b)
+    hits = sorted(
+        pair
+        for g, at_a in in_a.items()
+        if len(at_a) == len(in_b.get(g, ())) and (repeats or len(at_a) == 1)
+        for pair in zip(at_a, in_b[g], strict=True)
+    )
     blocks: list[list[int]] = []
     for p, q in hits:
         last = blocks[-1] if blocks else None
@@ -153,12 +164,14 @@ LONG_BLOCKS = 200
 _GRAM_MULT = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _shared_blocks_long(a: Sequence[Any], b: Sequence[Any], k: int) -> list[tuple[int, int, int]]:
+def _shared_blocks_long(
+    a: Sequence[Any], b: Sequence[Any], k: int, *, repeats: bool = False
+) -> list[tuple[int, int, int]]:
     """:func:`_shared_blocks` on arrays: tokens numbered, each run of ``k`` keyed by a
-    polynomial hash, the keys occurring once in each text matched (runs whose tokens differ, a
-    hash collision, are dropped) and consecutive matches on one diagonal merged — a second a
-    million tokens where the dictionary of token tuples took six, and faster from a few hundred
-    (``LONG_BLOCKS``)."""
+    polynomial hash, the keys occurring once (``repeats``: as often) in each text matched (runs
+    whose tokens differ, a hash collision, are dropped) and consecutive matches on one diagonal
+    merged — a second a million tokens where the dictionary of token tuples took six, and
+    faster from a few hundred (``LONG_BLOCKS``)."""
     ids: dict[Any, int] = {}
     codes = [
         np.fromiter((ids.setdefault(t, len(ids)) for t in seq), np.uint64, len(seq))
@@ -169,12 +182,16 @@ def _shared_blocks_long(a: Sequence[Any], b: Sequence[Any], k: int) -> list[tupl
         keys = np.zeros(len(c) - k + 1, np.uint64)
         for j in range(k):
             keys = keys * _GRAM_MULT + c[j : j + len(keys)]
-        values, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        found.append((values[counts == 1], first[counts == 1]))
-    (va, fa), (vb, fb) = found
+        order = np.argsort(keys, kind="stable")  # by key, each key's places in text order
+        values, counts = np.unique(keys, return_counts=True)
+        found.append((keys[order], order, values, counts))
+    (ka, pa, va, ca), (kb, pb, vb, cb) = found
     _common, xa, xb = np.intersect1d(va, vb, assume_unique=True, return_indices=True)
-    order = np.argsort(fa[xa], kind="stable")
-    p, q = fa[xa][order], fb[xb][order]
+    paired = _common[(ca[xa] == cb[xb]) & ((ca[xa] == 1) | repeats)]
+    # the places of the paired keys, in key order then text order in both: one to one
+    p, q = pa[np.isin(ka, paired)], pb[np.isin(kb, paired)]
+    order = np.argsort(p, kind="stable")
+    p, q = p[order], q[order]
     span = np.arange(k)
     same = (codes[0][p[:, None] + span] == codes[1][q[:, None] + span]).all(axis=1)
     p, q = p[same], q[same]
