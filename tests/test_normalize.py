@@ -53,6 +53,19 @@ def test_many_equals_one_by_one(texts):
 def test_rejects_non_str():
     with pytest.raises(TypeError, match="needs a str"):
         normalize(b"bytes")  # type: ignore[arg-type]
+    # a str was normalised as its characters; an item not a str was not placed
+    with pytest.raises(TypeError, match="needs a sequence of str, not a str"):
+        normalize_many("abc")
+    with pytest.raises(TypeError, match="got NoneType at position 2"):
+        normalize_many(["a", "b", None] * 2000)  # type: ignore[list-item]
+
+
+def test_config_may_be_a_mapping_of_its_fields():
+    """``normalize("ABC", {"casefold": False})`` ended in an AttributeError."""
+    assert normalize("ABC", {"casefold": False}) == "ABC"
+    assert normalize_many(["ABC"], {"casefold": False}) == ["ABC"]
+    with pytest.raises(TypeError, match="config must be a NormalizeConfig, not list"):
+        normalize("ABC", [])  # type: ignore[arg-type]
 
 
 _TRICKY = (

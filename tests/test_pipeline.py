@@ -47,12 +47,27 @@ def test_library_run_equals_the_command_and_dedup_texts(tmp_path):
         ("on_error", "ignore", "choose one of fail"),
         ("format", "xml", "choose one of"),
         ("input", (), "no input given"),
+        ("input", 42, "input=42: give a file, directory or pattern"),
     ],
 )
 def test_options_are_checked_with_fix_it_messages(field, value, message):
     base = {"input": ("in.jsonl",), "output": "out", "method": "auto"}
     with pytest.raises(ConfigError, match=message):
         DedupOptions(**{**base, field: value})
+
+
+def test_one_input_given_alone_is_one_input(tmp_path):
+    """``input="news.jsonl"`` was read as its characters ("the file 's' is given twice");
+    a str or a path is one input, and the method defaults to the command's."""
+    path = tmp_path / "in.jsonl"
+    write_jsonl(path, corpus())
+    for given in (str(path), path):
+        options = DedupOptions(input=given, output=str(tmp_path / "o"))
+        assert options.input == (str(path),) and options.method == "auto"
+    summary, _out = run_dedup(
+        DedupOptions(input=path, output=str(tmp_path / "o"), text_field="body", id_field="doc")
+    )
+    assert summary["input"] == str(path)
 
 
 def test_a_batch_keeps_what_the_method_needs_not_the_texts(tmp_path, monkeypatch):

@@ -96,7 +96,7 @@ def test_texts_of_the_wrong_shape_or_kind_are_input_errors():
     import numpy as np
 
     from neardup import dedup_texts
-    from neardup.errors import InputError
+    from neardup.errors import ConfigError, InputError
 
     for wrong in ("abc def", {"a": "same text"}, {"same text"}):
         with pytest.raises(InputError, match="must be a sequence of strings"):
@@ -107,6 +107,12 @@ def test_texts_of_the_wrong_shape_or_kind_are_input_errors():
     expected = dedup_texts(texts).clusters.representative.tolist()
     for shape in (iter(texts), tuple(texts), np.array(texts)):
         assert dedup_texts(shape).clusters.representative.tolist() == expected
+    for blank in (["a text", ""], ["a text", " \n\t"]):  # auto grouped two as exact copies,
+        with pytest.raises(InputError, match=r"texts\[1\] is empty"):  # simhash kept them
+            dedup_texts(blank)
+    for lengths in ("ab", ["x", "y"], [[1], [2]]):  # a bare ValueError of int() before
+        with pytest.raises(ConfigError, match="keep='longest' needs"):
+            dedup_texts(["ab", "abc"], keep="longest", lengths=lengths)
     empty = dedup_texts([], keep="longest", clusters="components")
     assert len(empty.clusters.cluster_id) == 0
 

@@ -184,6 +184,25 @@ def test_report_command_rebuilds_the_page_and_explains_missing_files(sample_run,
     (old / "summary.json").write_text("{}")
     assert main(["report", str(old)]) == 2
     assert "no report_data.json" in capsys.readouterr().err
+    # a spark-dedup output: not "a neardup without reports"
+    (old / "summary.json").write_text(json.dumps({"engine": {"spark": "4.0", "master": "x"}}))
+    assert main(["report", str(old)]) == 2
+    assert "spark-dedup` does not record report data yet" in capsys.readouterr().err
+
+
+def test_a_run_of_several_inputs_names_them_in_the_title(tmp_path):
+    """A run of several inputs (``input`` null in summary.json) was titled "None"."""
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    first.write_bytes(b"".join(lines[:250]))
+    second.write_bytes(b"".join(lines[250:]))
+    out = tmp_path / "out"
+    assert main(["dedup", str(first), str(second), "--id-field", "id", "-o", str(out),
+                 "--report", "--quiet"]) == 0  # fmt: skip
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "None" not in re.findall(r"<title>(.*?)</title>", page)[0]
+    assert f"<title>neardup report: {first} and 1 more</title>" in page
+    assert "<h1>neardup dedup report: a.jsonl and 1 more</h1>" in page
 
 
 @pytest.mark.parametrize(

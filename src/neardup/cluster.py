@@ -27,6 +27,7 @@ answer equals the one over every pair.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -170,9 +171,24 @@ def processing_order(
             )
         level = containment_levels(n, *containers)
         return np.lexsort((np.arange(n), level)).astype(np.int64)
-    if lengths is None or len(lengths) != n:
+    return np.lexsort((np.arange(n), -text_lengths(lengths, n))).astype(np.int64)
+
+
+def text_lengths(lengths: Any, n: int) -> np.ndarray:
+    """``lengths`` (what ``keep="longest"`` orders by) as one integer per document, or a
+    ``ConfigError`` saying what is wrong with them."""
+    if lengths is None or isinstance(lengths, str) or len(lengths) != n:
         raise ConfigError("keep='longest' needs the text length of every document")
-    return np.lexsort((np.arange(n), -np.asarray(lengths, np.int64))).astype(np.int64)
+    try:
+        out = np.asarray(lengths, np.int64)
+    except (TypeError, ValueError):
+        out = None
+    if out is None or out.shape != (n,):
+        raise ConfigError(
+            f"keep='longest' needs one integer length per document, not {type(lengths).__name__}"
+            f" {str(lengths)[:40]!r}"
+        )
+    return out
 
 
 def containment_levels(n: int, container: np.ndarray, contained: np.ndarray) -> np.ndarray:
@@ -267,9 +283,7 @@ def cluster_pairs(
     if keep == "first":
         representative = roots
     else:
-        if lengths is None or len(lengths) != n:
-            raise ConfigError("keep='longest' needs the text length of every document")
-        lengths = np.asarray(lengths, np.int64)
+        lengths = text_lengths(lengths, n)
         if not n:
             return Clusters(np.empty(0, np.int64), np.empty(0, np.int64))
         # per cluster: longest first, then earliest position

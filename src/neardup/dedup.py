@@ -303,10 +303,19 @@ def dedup_texts(
     """Deduplicate ``texts`` (a sequence of strings; any other iterable of them, an Arrow
     array or a pandas Series is taken as a list) with the named method (options: the fields of
     its config) on ``workers`` threads (default: every core; the result does not depend on
-    it). An item that is not a string is an ``InputError`` naming its position."""
+    it). An item that is not a string, or an empty text (or only white space: `neardup dedup`
+    skips those; no method would compare anything of them), is an ``InputError`` naming its
+    position."""
+    texts = text_list(texts)
+    if "" in texts or any(map(str.isspace, texts)):
+        blank = next(k for k, t in enumerate(texts) if not t or t.isspace())
+        raise InputError(
+            f"texts[{blank}] is empty (or only white space), which `neardup dedup` skips; "
+            "leave such texts out"
+        )
     return dedup_with(
         create(method, **method_options),
-        text_list(texts),
+        texts,
         keep=keep,
         lengths=lengths,
         clusters=clusters,

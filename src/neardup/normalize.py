@@ -23,9 +23,10 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,16 @@ def normalize(text: str, config: NormalizeConfig = _DEFAULT) -> str:
     """Normalise one text (see the module docstring for the exact steps)."""
     if not isinstance(text, str):
         raise TypeError(f"normalize() needs a str, got {type(text).__name__}")
-    return _normalize_joined(_INVISIBLE.sub("", text), config).strip(" ")
+    return _normalize_joined(_INVISIBLE.sub("", text), _config(config)).strip(" ")
+
+
+def _config(config: Any) -> NormalizeConfig:
+    """``config`` as a :class:`NormalizeConfig` (a mapping of its fields is one)."""
+    if isinstance(config, NormalizeConfig):
+        return config
+    if isinstance(config, Mapping):
+        return NormalizeConfig(**config)
+    raise TypeError(f"config must be a NormalizeConfig, not {type(config).__name__}")
 
 
 def encode_texts(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -105,9 +115,9 @@ def normalize_encoded(
     (see :mod:`neardup._normtable`) are normalised by a compiled table lookup; the others, and
     every text under non-default options, by the exact Python path.
     """
-    for t in texts:
+    for k, t in enumerate(texts):
         if not isinstance(t, str):
-            raise TypeError(f"normalize needs str items, got {type(t).__name__}")
+            raise TypeError(f"normalize needs str items, got {type(t).__name__} at position {k}")
     if not config.casefold:
         return encode_texts(normalize_many(texts, config, fast=False))
     if config.remove_punctuation or config.cjk_only:  # the default result, then filtered
@@ -164,8 +174,12 @@ def normalize_many(
 
     With ``fast`` (the default) most texts go through the compiled table path of
     :func:`normalize_encoded`; the rest are joined with a separator and normalised a few megabytes
-    at a time, so the regular expressions and Unicode tables run once per chunk.
+    at a time, so the regular expressions and Unicode tables run once per chunk. A ``str`` is
+    refused (its characters would be taken for texts).
     """
+    if isinstance(texts, str):
+        raise TypeError("normalize_many() needs a sequence of str, not a str")
+    config = _config(config)
     if fast:
         seq = texts if isinstance(texts, (list, tuple)) else list(texts)
         return decode_texts(*normalize_encoded(seq, config))

@@ -457,3 +457,33 @@ def test_texts_with_nothing_left_once_normalised_are_never_matched_as_locally(
     for row in rows[300:]:
         assert row["representative_id"] == row["id"]
     assert sum(r["representative_id"] != r["id"] for r in rows[:300]) > 0
+
+
+def test_a_spark_that_cannot_start_is_an_error_naming_the_settings(tmp_path):
+    """``--master bogus`` ended in pyspark's JAVA_GATEWAY_EXITED traceback (exit 1); it is an
+    error naming --master and --conf (exit 2). Run in a fresh interpreter: this one's session
+    would be reused whatever the master."""
+    import subprocess
+    import sys
+
+    source = _write_jsonl(tmp_path / "in.jsonl", ["今天天气很好", "明天会下雨"])
+    run = subprocess.run(
+        [sys.executable, "-m", "neardup", "spark-dedup", source, "-o", str(tmp_path / "o"),
+         "--master", "bogus", "--quiet"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert "neardup: error: Spark did not start (--master bogus" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("given", [["--pairs"], ["--report"], ["--clusters", "components"]])
+def test_options_only_the_batch_command_has_are_refused_with_the_reason(tmp_path, capsys, given):
+    """They were "unrecognized arguments" under the top-level usage; now the reason, before a
+    session starts."""
+    source = _write_jsonl(tmp_path / "in.jsonl", ["今天天气很好", "明天会下雨"])
+    code = main(["spark-dedup", source, "-o", str(tmp_path / "o"), *given, "--quiet"])
+    assert code == 2
+    assert f"{given[0]} is an option of `neardup dedup`, not of spark-dedup" in (
+        capsys.readouterr().err
+    )

@@ -29,7 +29,7 @@ from ..errors import ConfigError, InputError, OutputError
 from ..inputs import STDIN, Inputs
 from ..kept import KEPT_DIR, lines_of, per_input_name, single_name, write_jsonl, write_single
 from ..memory import batch_collection, release_free_memory
-from ..methods import create
+from ..methods import DEFAULT_METHOD, create
 from ..parallel import resolve_workers
 from ..readers import FORMATS, ON_ERROR, parse_json_line
 from ..report.page import render as render_report
@@ -77,9 +77,9 @@ OUTPUT_FILES = frozenset(
 class DedupOptions:
     """What one run needs; the fields are the ``neardup dedup`` options of the same names."""
 
-    input: tuple[str, ...]
+    input: tuple[str, ...]  # files, directories or patterns; one given alone as a str or path
     output: str
-    method: str
+    method: str = DEFAULT_METHOD
     options: dict[str, Any] = field(default_factory=dict)
     text_field: str = "text"
     id_field: str | None = None
@@ -96,6 +96,13 @@ class DedupOptions:
     workers: int | None = None
 
     def __post_init__(self) -> None:
+        given = (self.input,) if isinstance(self.input, (str, os.PathLike)) else self.input
+        try:  # one input given alone is one input, not its characters
+            object.__setattr__(self, "input", tuple(map(os.fspath, given)))
+        except TypeError:
+            raise ConfigError(
+                f"input={self.input!r}: give a file, directory or pattern, or a list of them"
+            ) from None
         for name, allowed in (
             ("keep", KEEP_RULES),
             ("clusters", CLUSTER_RULES),

@@ -52,6 +52,14 @@ def load_run(outdir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             "no summary.json: not a complete `neardup dedup` output directory", source=str(outdir)
         )
     if not data_path.is_file():
+        summary = _read_object(summary_path)
+        engine = summary.get("engine")
+        if isinstance(engine, dict) and "spark" in engine:
+            raise InputError(
+                f"no {DATA}: `neardup spark-dedup` does not record report data yet; run "
+                "`neardup dedup --report` on the input (or a sample of it) for a report",
+                source=str(outdir),
+            )
         raise InputError(
             f"no {DATA}: this output was written by a neardup without reports; run "
             "`neardup dedup` again",
@@ -128,12 +136,26 @@ def is_report_page(path: Path) -> bool:
     return any(start.startswith(head) for head in _HEADS)
 
 
+def _inputs_named(summary: dict[str, Any], *, short: bool = False) -> str:
+    """The run's input as the page's title names it: the file (its name alone with ``short``),
+    or for several inputs the first and how many more (``input`` is null then)."""
+    one = summary.get("input")
+    if one is not None:
+        return Path(str(one)).name if short else str(one)
+    rows = summary.get("inputs") or []
+    if not rows:
+        return ""
+    first = str(rows[0].get("input", ""))
+    first = Path(first).name if short else first
+    return first if len(rows) == 1 else f"{first} and {len(rows) - 1} more"
+
+
 def render(summary: dict[str, Any], data: dict[str, Any]) -> str:
     docs = data["documents"]
     parts = [
-        _HEAD + f"{_e(summary.get('input', ''))}</title>",
+        _HEAD + f"{_e(_inputs_named(summary))}</title>",
         f"<style>{_STYLE}</style></head><body>",
-        f"<h1>neardup dedup report: {_e(Path(str(summary.get('input', ''))).name)}</h1>",
+        f"<h1>neardup dedup report: {_e(_inputs_named(summary, short=True))}</h1>",
         "<p id='status' class='note'></p>",
         _overview(summary),
         "<h2>Distributions</h2><div class='plots'>",

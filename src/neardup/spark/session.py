@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Any
 
-from ..errors import require
+from ..errors import ConfigError, require
 
 
 def spark_session(
@@ -28,7 +28,16 @@ def spark_session(
         builder = builder.master(master)
     for key, value in (config or {}).items():
         builder = builder.config(key, str(value))
-    spark = builder.getOrCreate()
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # pyspark's own errors (the JVM did not start, a setting refused)
+        if type(exc).__module__.split(".")[0] not in ("pyspark", "py4j"):
+            raise
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(
+            f"Spark did not start (--master {master or 'as configured'} and the --conf "
+            f"settings): {reason}; Spark's own messages above say why"
+        ) from None
     # lines end at "\n" alone, as the local reader cuts them (Hadoop's default also ends a line
     # at a lone "\r", and drops the "\r" of "\r\n", which the kept records must keep)
     spark.sparkContext._jsc.hadoopConfiguration().set("textinputformat.record.delimiter", "\n")
