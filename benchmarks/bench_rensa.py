@@ -73,7 +73,8 @@ def templated_messages(count: int = 50_000, seed: int = 0) -> list[str]:
 
 
 def distinct_texts(dataset: str) -> list[str]:
-    """The corpus's texts, the first of each exact duplicate only."""
+    """The corpus's texts, the first of each exact duplicate only; no empty one (`neardup
+    dedup` skips those, and ``dedup_texts`` refuses them)."""
     if dataset == "templated":
         return templated_messages()
     seen: set[str] = set()
@@ -82,7 +83,7 @@ def distinct_texts(dataset: str) -> list[str]:
         for line in lines:
             text = orjson.loads(line).get("text") or ""
             key = text.strip()
-            if key not in seen:
+            if key and key not in seen:
                 seen.add(key)
                 texts.append(text)
     return texts
