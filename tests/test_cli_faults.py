@@ -247,16 +247,6 @@ def test_a_compressed_file_named_in_capitals_is_decompressed(tmp_path, name):
     assert decompressed(kept) == (tmp_path / "a" / "kept.jsonl").read_bytes()
 
 
-def test_spark_refuses_a_compression_suffix_hadoop_does_not_read():
-    """Hadoop picks a codec by the suffix as written: ``.GZ`` would be read as text."""
-    from neardup.errors import ConfigError
-    from neardup.spark.read import spark_format
-
-    assert spark_format("a.jsonl.gz", None) == "jsonl"
-    with pytest.raises(ConfigError, match="rename it"):
-        spark_format("a.jsonl.GZ", None)
-
-
 def bad_csv(path, *, header=b"id,text", bad_row=2, rows=3):
     lines = [header]
     for i in range(1, rows + 1):

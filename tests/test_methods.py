@@ -1802,9 +1802,18 @@ def test_copy_rule_memo_reads_each_text_once_across_calls(monkeypatch):
         for a, b in calls
     ]
     assert sorted(read) == sorted(set(read)) and len(read) == 6
-    for one, other in zip(alone, shared, strict=True):
+    # a memo holding more than MEMO_TOKENS tokens forgets them (memory), then reads again
+    monkeypatch.setattr(verdicts_module, "MEMO_TOKENS", 40)
+    read.clear()
+    small = TextMemo()
+    bounded = [
+        judge_pairs(texts, a, b, rule, boilerplate=boilerplate, prune=False, memo=small)
+        for a, b in calls
+    ]
+    assert len(read) > 6 and small.held <= 40 + 2 * max(map(len, texts))
+    for one, *others in zip(alone, shared, bounded, strict=True):
         for name in ("similarity", "value_changes", "year_change", "copy"):
-            assert getattr(one, name).tolist() == getattr(other, name).tolist()
+            assert all(getattr(one, name).tolist() == getattr(o, name).tolist() for o in others)
 
 
 def test_copy_rule_inserted_only_takes_the_common_pairs():

@@ -110,9 +110,11 @@ def test_texts_of_the_wrong_shape_or_kind_are_input_errors():
     for blank in (["a text", ""], ["a text", " \n\t"]):  # auto grouped two as exact copies,
         with pytest.raises(InputError, match=r"texts\[1\] is empty"):  # simhash kept them
             dedup_texts(blank)
-    for lengths in ("ab", ["x", "y"], [[1], [2]]):  # a bare ValueError of int() before
-        with pytest.raises(ConfigError, match="keep='longest' needs"):
-            dedup_texts(["ab", "abc"], keep="longest", lengths=lengths)
+    for lengths in ("ab", ["x", "y"], [[1], [2]], [2, float("nan")], [2, 2**70]):
+        with pytest.raises(ConfigError, match="keep='longest' needs"):  # int()'s ValueError,
+            dedup_texts(["ab", "abc"], keep="longest", lengths=lengths)  # a NaN taken as longest
+    longest = dedup_texts(["ab", "ab!"], keep="longest", lengths=np.array([2.0, 3.0]))
+    assert longest.clusters.representative.tolist() == [1, 1]
     empty = dedup_texts([], keep="longest", clusters="components")
     assert len(empty.clusters.cluster_id) == 0
 

@@ -180,15 +180,18 @@ def text_lengths(lengths: Any, n: int) -> np.ndarray:
     if lengths is None or isinstance(lengths, str) or len(lengths) != n:
         raise ConfigError("keep='longest' needs the text length of every document")
     try:
-        out = np.asarray(lengths, np.int64)
+        raw = np.asarray(lengths)
     except (TypeError, ValueError):
-        out = None
-    if out is None or out.shape != (n,):
+        raw = np.empty(0, object)
+    whole = raw.dtype.kind in "iu" or (
+        raw.dtype.kind == "f" and bool(np.isfinite(raw).all()) and bool((raw == raw.round()).all())
+    )
+    if raw.shape != (n,) or not whole or (n and raw.max() > np.iinfo(np.int64).max):
         raise ConfigError(
             f"keep='longest' needs one integer length per document, not {type(lengths).__name__}"
             f" {str(lengths)[:40]!r}"
         )
-    return out
+    return raw.astype(np.int64)
 
 
 def containment_levels(n: int, container: np.ndarray, contained: np.ndarray) -> np.ndarray:

@@ -47,7 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    args, extra = parser.parse_known_args(list(argv) if argv is not None else None)
+    if extra:  # a command may say why it has no such option (spark-dedup: a batch option)
+        explain = getattr(args, "explain_unknown", None)
+        reason = explain(extra) if explain is not None else None
+        if reason is None:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        print(f"neardup: error: {reason}", file=sys.stderr)
+        return 2
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2

@@ -53,15 +53,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         "local file) instead of fitting one on the input",
     )
     p.add_argument("--quiet", action="store_true", help="no stage messages")
-    for flag in BATCH_ONLY:  # taken, to be refused with a reason (not "unrecognized")
-        p.add_argument(flag, nargs="?", const=True, default=None, help=argparse.SUPPRESS)
     add_method_options(p)
-    p.set_defaults(method=SPARK_DEFAULT_METHOD)
+    p.set_defaults(method=SPARK_DEFAULT_METHOD, explain_unknown=batch_only)
     p.set_defaults(func=run)
 
 
 # options of `neardup dedup` that the Spark job does not have
 BATCH_ONLY = ("--pairs", "--report", "--clusters", "--against", "--kept", "--workers")
+
+
+def batch_only(unknown: list[str]) -> str | None:
+    """Why spark-dedup lacks the first of ``unknown`` (arguments no option took), when it is an
+    option of `neardup dedup`; None otherwise (argparse's "unrecognized arguments")."""
+    flag = next((a.split("=", 1)[0] for a in unknown if a.split("=", 1)[0] in BATCH_ONLY), None)
+    if flag is None:
+        return None
+    return (
+        f"{flag} is an option of `neardup dedup`, not of spark-dedup (it writes kept/, "
+        "clusters/ with the greedy clusters, skipped/ and summary.json; docs/spark.md)"
+        + ("; a Spark task runs one worker" if flag == "--workers" else "")
+    )
 
 
 def spark_conf(items: list[str]) -> dict[str, str]:
@@ -90,13 +101,6 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "partial", None):
         raise ConfigError("--partial is a batch option of `neardup dedup`, not of spark-dedup")
-    given = [flag for flag in BATCH_ONLY if getattr(args, flag[2:]) not in (None, "greedy")]
-    if given:  # --clusters greedy is the Spark job's own rule
-        raise ConfigError(
-            f"{given[0]} is an option of `neardup dedup`, not of spark-dedup (it writes kept/, "
-            "clusters/, skipped/ and summary.json with the greedy clusters; docs/spark.md)"
-            + ("; a Spark task runs one worker" if given[0] == "--workers" else "")
-        )
     local_out = args.output.removeprefix("file://")
     if "://" not in local_out and os.path.exists(local_out) and not os.path.isdir(local_out):
         raise ConfigError(f"{args.output} exists and is not a directory")  # before the job runs

@@ -35,11 +35,6 @@ def spark_format(path: str, fmt: str | None) -> str:
         )
     for suffix in (".gz", ".bz2", ".deflate"):
         if name.endswith(suffix):
-            if not path.rstrip("/").endswith(suffix):  # Hadoop's codecs go by the suffix as is
-                raise ConfigError(
-                    f"{path!r}: Hadoop decompresses only a file whose name ends in {suffix!r} "
-                    "(lower case); rename it"
-                )
             name = name[: -len(suffix)]
     if name.endswith((".parquet", ".pq")):
         return "parquet"

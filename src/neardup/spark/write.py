@@ -211,7 +211,8 @@ def write_outputs(
     else:
         lines = sc.textFile(input_path, use_unicode=False).zipWithIndex()
         kept_lines = lines.filter(lambda x: _is_kept(bits.value, x[1] + 1)).map(lambda x: x[0])
-        codec = "org.apache.hadoop.io.compress.GzipCodec" if input_path.endswith(".gz") else None
+        gzip = input_path.lower().endswith(".gz")  # kept as the input is: compressed or not
+        codec = "org.apache.hadoop.io.compress.GzipCodec" if gzip else None
         kept_lines.saveAsTextFile(out + "/kept", compressionCodecClass=codec)
     bits.unpersist()
     skipped = rows.filter(lambda r: r[1] == SKIP)

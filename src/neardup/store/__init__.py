@@ -12,7 +12,7 @@ URL                    backend                                        needs
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlsplit
 
 from ..errors import ConfigError
 from .base import Changes, Snapshot, Store, StoredDocument, to_signed, to_unsigned
@@ -39,12 +39,14 @@ def open_store(url: str, *, read_only: bool = False) -> Store:
         path = url[len("sqlite:///") :].split("?", 1)[0] if url.startswith("sqlite:///") else ""
         if not path:
             raise ConfigError(f"{url!r}: give a file, e.g. sqlite:///neardup.db")
-        query = parse_qs(parts.query, keep_blank_values=True)
-        unknown = sorted(set(query) - {"synchronous"})
+        query = parse_qs(parts.query)
+        given = {key for key, _ in parse_qsl(parts.query, keep_blank_values=True)}
+        unknown = sorted(given - {"synchronous"})
         if unknown:  # a misspelt ?synchronus=normal would be ignored, the store opened as full
             raise ConfigError(
-                f"{redact(url)!r}: unknown parameter {unknown[0]!r}; a SQLite store takes only "
-                "?synchronous=full or ?synchronous=normal"
+                f"{url!r}: unknown parameter {unknown[0]!r}; a SQLite store takes only "
+                "?synchronous=full or ?synchronous=normal (a '?' in a file name starts the "
+                "parameters: rename such a file)"
             )
         return SqliteStore(
             url, path, synchronous=query.get("synchronous", ["full"])[0], read_only=read_only
