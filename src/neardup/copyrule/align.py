@@ -275,9 +275,15 @@ def _canonical(i: int, j: int, texts: Sequence[str], tokens: dict) -> tuple[int,
     text): the alignment of two texts can break ties differently in each direction, and a
     verdict must not depend on which of the two arrived first (batch judges the earlier text
     first, the online detector the new one)."""
-    if (len(tokens[j][0]), texts[j]) < (len(tokens[i][0]), texts[i]):
+    if _after(len(tokens[i][0]), texts[i], len(tokens[j][0]), texts[j]):
         return j, i
     return i, j
+
+
+def _after(size_a: int, text_a: str, size_b: int, text_b: str) -> bool:
+    """Whether a text of ``size_a`` tokens comes after one of ``size_b`` in :func:`_canonical`
+    order (fewer tokens first, then the smaller text)."""
+    return (size_b, text_b) < (size_a, text_a)
 
 
 def _matched_tokens(

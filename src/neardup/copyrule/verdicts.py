@@ -13,7 +13,7 @@ from ..compiling import few_pairs
 from ..forked import MAX_CHUNKS, map_forked
 from ..parallel import chunk_ranges
 from ..readings import heard_codes
-from .align import _MAY_MOVE, _aligned_in_order, _canonical, _matched_tokens, _permuted
+from .align import _MAY_MOVE, _after, _aligned_in_order, _canonical, _matched_tokens, _permuted
 from .boilerplate import Boilerplate
 from .rule import HEARD_FLOOR, CopyRule, CopyVerdict, Verdicts
 from .tokens import _numbers, _week_codes, number_keys, token_codes, tokenize
@@ -561,7 +561,7 @@ def _inserted_only(
     docs_at = docs.tolist()
     pairs = zip(local[: len(maybe)].tolist(), local[len(maybe) :].tolist(), strict=True)
     for k, (p, q) in zip(maybe.tolist(), pairs, strict=True):
-        if (lengths[q], texts[docs_at[q]]) < (lengths[p], texts[docs_at[p]]):  # _canonical
+        if _after(lengths[p], texts[docs_at[p]], lengths[q], texts[docs_at[q]]):  # _canonical
             p, q = q, p
         out[k] = _one_sided(Indel.opcodes(sequences[p], sequences[q]))
     return out
