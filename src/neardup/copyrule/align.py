@@ -183,13 +183,18 @@ def _shared_blocks_long(
         for j in range(k):
             keys = keys * _GRAM_MULT + c[j : j + len(keys)]
         order = np.argsort(keys, kind="stable")  # by key, each key's places in text order
-        values, counts = np.unique(keys, return_counts=True)
-        found.append((keys[order], order, values, counts))
-    (ka, pa, va, ca), (kb, pb, vb, cb) = found
+        ordered = keys[order]
+        first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        counts = np.diff(np.r_[first, len(ordered)])
+        group = np.repeat(np.arange(len(first)), counts)  # each place's key, numbered
+        found.append((ordered[first], counts, order, group))
+    (va, ca, pa, ga), (vb, cb, pb, gb) = found
     _common, xa, xb = np.intersect1d(va, vb, assume_unique=True, return_indices=True)
-    paired = _common[(ca[xa] == cb[xb]) & ((ca[xa] == 1) | repeats)]
+    paired = (ca[xa] == cb[xb]) & ((ca[xa] == 1) | repeats)
+    use_a, use_b = np.zeros(len(va), np.bool_), np.zeros(len(vb), np.bool_)
+    use_a[xa[paired]], use_b[xb[paired]] = True, True
     # the places of the paired keys, in key order then text order in both: one to one
-    p, q = pa[np.isin(ka, paired)], pb[np.isin(kb, paired)]
+    p, q = pa[use_a[ga]], pb[use_b[gb]]
     order = np.argsort(p, kind="stable")
     p, q = p[order], q[order]
     span = np.arange(k)
