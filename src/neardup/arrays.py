@@ -20,6 +20,17 @@ def unique_sorted(values: np.ndarray) -> np.ndarray:
     return values[run_firsts(values)]
 
 
+def in_sorted(values: np.ndarray, ordered: np.ndarray) -> np.ndarray:
+    """Which of ``values`` occur in ``ordered`` (sorted, distinct): ``np.isin`` by binary
+    search, without sorting ``values`` (``np.isin`` sorts both; here ``values`` may be millions
+    of keys against a short list)."""
+    values = np.asarray(values)
+    if not len(ordered):
+        return np.zeros(len(values), np.bool_)
+    at = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
+    return ordered[at] == values
+
+
 def run_firsts(ordered: np.ndarray) -> np.ndarray:
     """Where each run of equal values of a sorted array starts (a boolean mask)."""
     if not len(ordered):

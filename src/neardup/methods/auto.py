@@ -409,14 +409,19 @@ class AutoMethod:
         on every pair that can pass, so that a rejected pair's similarity is exact).
         """
         ia = np.asarray(ia, np.int64)
-        if b is a:
-            both, jb = a, np.asarray(ib, np.int64)
-        else:
-            both, jb = merge_prepared([a, b]), np.asarray(ib, np.int64) + len(a)
+        both, jb = _both(a, b, ib)
         shape = self._shapes(both, ia, jb, estimate=prune)
         tokens = self._tokens(both, shape.documents(ia, jb), workers=1)
         verdicts = self._verdicts(tokens, ia, jb, shape, prune=prune, workers=workers)
         return verdicts, shape.checked, shape.strict
+
+    def passing(self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray) -> np.ndarray:
+        """Positions of the pairs ``(a[ia[k]], b[ib[k]])`` whose shape can pass: those
+        :meth:`judge` goes on to verify. A caller with millions of mostly hopeless pairs (every
+        paragraph of one document against every one of another) keeps these and judges them
+        together, each text tokenized once per chunk of them rather than once per piece."""
+        both, jb = _both(a, b, ib)
+        return self._shapes(both, np.asarray(ia, np.int64), jb).checked
 
     def _shapes(
         self, both: Prepared, ia: np.ndarray, jb: np.ndarray, *, estimate: bool = True
@@ -873,3 +878,10 @@ class _Clock:
         now = time.perf_counter()
         self.laps[name] = self.laps.get(name, 0.0) + now - self._last  # stages may alternate
         self._last = now
+
+
+def _both(a: Prepared, b: Prepared, ib: np.ndarray) -> tuple[Prepared, np.ndarray]:
+    """``a`` and ``b`` as one prepared batch, and the positions ``ib`` of ``b`` in it."""
+    if b is a:
+        return a, np.asarray(ib, np.int64)
+    return merge_prepared([a, b]), np.asarray(ib, np.int64) + len(a)

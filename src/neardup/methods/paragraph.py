@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import in_sorted, unique_sorted
 from ..config import HammingConfig, NormalizeConfig
 from ..containment import DocumentShares, document_shares, frame_ends, frame_rows
 from ..copyrule import substituted as versions_with_values
@@ -242,8 +243,14 @@ class ParagraphMethod:
         """Split, compare and prepare the paragraphs of ``texts`` (``fit``: fit the common-gram
         table on them first, when none was given)."""
         compared, counts = self.compared_paragraphs(texts)
-        prepared = self.inner.prepare(compared, fit=fit)
+        prepared = self.inner.prepare(compared, fit=fit, buckets=self._buckets())
         return self.prepared_paragraphs(prepared, counts)
+
+    def _buckets(self) -> bool:
+        """Whether prepared paragraphs carry token buckets: the bound that drops most pairs of
+        short paragraphs before they are tokenized (a document of thousands of short lines
+        pairs each with every line of another), as a batch of short texts does."""
+        return self.inner.config.match == "copy"
 
     def compared_paragraphs(self, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The compared text of every paragraph of ``texts``, in order, and how many each
@@ -403,19 +410,19 @@ class ParagraphMethod:
         documents' paragraphs alone, so every surface makes it alike."""
         da, db = np.asarray(da, np.int64), np.asarray(db, np.int64)
         copied_a, copied_b, changes = [], [], []  # copies across each pair, and their changes
-        for k, ia, ib in _cross_chunks(a, da, b, db):
-            for lo, hi in chunk_ranges(len(k), VERIFY_CHUNK):
-                ok, changed = self._copies(a, ia[lo:hi], b, ib[lo:hi])
-                copied_a.append(((k[lo:hi] << 32) | ia[lo:hi])[ok])
-                copied_b.append(((k[lo:hi] << 32) | ib[lo:hi])[ok])
-                changes.append(changed[ok])
+        k, ia, ib = self._passing(a, da, b, db)
+        for lo, hi in chunk_ranges(len(k), VERIFY_CHUNK):
+            ok, changed = self._copies(a, ia[lo:hi], b, ib[lo:hi])
+            copied_a.append(((k[lo:hi] << 32) | ia[lo:hi])[ok])
+            copied_b.append(((k[lo:hi] << 32) | ib[lo:hi])[ok])
+            changes.append(changed[ok])
         none = np.empty(0, np.int64)
-        copies = np.unique(np.concatenate([none, *copied_a]))
-        copies_b = np.unique(np.concatenate([none, *copied_b]))
+        copies = unique_sorted(np.concatenate([none, *copied_a]))
+        copies_b = unique_sorted(np.concatenate([none, *copied_b]))
         copied_rest = _all_but_first_copied(a, da, copies) & _all_but_first_copied(b, db, copies_b)
         found = []
         for k, ia, ib in _cross_chunks(a, da, b, db):  # again: the pairs are not held
-            free = ~np.isin((k << 32) | ia, copies) & ~np.isin((k << 32) | ib, copies_b)
+            free = ~in_sorted((k << 32) | ia, copies) & ~in_sorted((k << 32) | ib, copies_b)
             k, ia, ib = k[free], ia[free], ib[free]
             versions, one_value = self._versions(a, ia, b, ib)
             versions &= ~(_headlines(a, ia, b, ib, most=HEADLINE_TOKENS) & copied_rest[k])
@@ -430,6 +437,21 @@ class ParagraphMethod:
             (keys_a[at] >> 32, a.index[keys_a[at] & ROW_MASK], b.index[keys_b[at] & ROW_MASK])
         )
         return tuple(np.concatenate([none, *(f[i] for f in found)]) for i in range(3))
+
+    def _passing(
+        self, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The paragraph pairs ``(k, row in a, row in b)`` of the documents ``da[k]``, ``db[k]``
+        whose shape can pass the copy rule (:meth:`AutoMethod.passing`): few of the pairs, so
+        they are held and judged together, not a piece of the cross product at a time (which
+        tokenized a paragraph again for every piece it appeared in)."""
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for k, ia, ib in _cross_chunks(a, da, b, db):
+            at = self.inner.passing(a.prepared, ia, b.prepared, ib)
+            found.append((k[at], ia[at], ib[at]))
+        none = np.empty(0, np.int64)
+        k, ia, ib = (np.concatenate([none, *(f[i] for f in found)]) for i in range(3))
+        return k, ia, ib
 
     def _versions(
         self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
@@ -474,7 +496,8 @@ class ParagraphMethod:
         shares.mark_substituted(look[k], pa, pb)
 
     def _copy_shares(self, compared: list[str], counts: np.ndarray, *, fit: bool) -> DocumentShares:
-        paras = self.prepared_paragraphs(self.inner.prepare(compared, fit=fit), counts)
+        prepared = self.inner.prepare(compared, fit=fit, buckets=self._buckets())
+        paras = self.prepared_paragraphs(prepared, counts)
         left, right, _stats = candidates_from_keys(*self.usable_sketch(paras))
         cross = paras.doc[left] != paras.doc[right]
         left, right = left[cross], right[cross]
