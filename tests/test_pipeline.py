@@ -2,6 +2,7 @@
 program, with the same outputs; options checked with fix-it messages."""
 
 import json
+import os
 
 import pytest
 
@@ -61,7 +62,7 @@ def test_one_input_given_alone_is_one_input(tmp_path):
     a str or a path is one input, and the method defaults to the command's."""
     path = tmp_path / "in.jsonl"
     write_jsonl(path, corpus())
-    for given in (str(path), path):
+    for given in (str(path), path, [os.fsencode(path)], os.fsencode(path)):
         options = DedupOptions(input=given, output=str(tmp_path / "o"))
         assert options.input == (str(path),) and options.method == "auto"
     summary, _out = run_dedup(

@@ -96,9 +96,9 @@ class DedupOptions:
     workers: int | None = None
 
     def __post_init__(self) -> None:
-        given = (self.input,) if isinstance(self.input, (str, os.PathLike)) else self.input
+        given = (self.input,) if isinstance(self.input, (str, bytes, os.PathLike)) else self.input
         try:  # one input given alone is one input, not its characters
-            object.__setattr__(self, "input", tuple(map(os.fspath, given)))
+            object.__setattr__(self, "input", tuple(map(os.fsdecode, given)))
         except TypeError:
             raise ConfigError(
                 f"input={self.input!r}: give a file, directory or pattern, or a list of them"
