@@ -482,6 +482,13 @@ def test_partial_on_the_command_line(tmp_path, capsys):
     assert [(r["id_a"], r["id_b"], r["duplicate"]) for r in rows] == [("1", "2", "false")]
     assert json.loads(rows[0]["evidence"])["matched_paragraphs"] == [[0, 0], [1, 1]]
     assert read_clusters(tmp_path / "partial") == read_clusters(tmp_path / "plain")
+    # without --pairs the run found them and wrote them nowhere: --partial implies --pairs
+    bare = ["dedup", str(path), "--quiet", "-o", str(tmp_path / "bare"), "--partial"]
+    assert main(bare) == 0
+    assert (tmp_path / "bare" / "pairs.csv").read_bytes() == (
+        tmp_path / "partial" / "pairs.csv"
+    ).read_bytes()
+    assert json.loads((tmp_path / "bare" / "summary.json").read_text())["outputs"]["pairs"]
     capsys.readouterr()
     assert main([*args, "-o", str(tmp_path / "s"), "--method", "simhash", "--partial"]) == 2
     assert "does not take --partial" in capsys.readouterr().err

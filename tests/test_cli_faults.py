@@ -833,6 +833,30 @@ def test_a_byte_order_mark_at_the_start_is_not_part_of_the_first_record(tmp_path
     assert [r["id"] for r in rows] == [f"doc{i}" for i in range(4)]
 
 
+def test_a_byte_order_mark_is_not_part_of_a_text_files_first_line(tmp_path):
+    """A text file read its mark into the first text: a file holding only a mark became one
+    kept empty document (the kept writer drops the mark), and a first line with one was not
+    the text its twin without a mark is."""
+    from neardup.readers import read_records
+
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"\xef\xbb\xbfhello world\nhello world\n")
+    assert [r.text for r in read_records(path)] == ["hello world"] * 2
+    path.write_bytes(b"\xef\xbb\xbf")
+    out = tmp_path / "o"
+    assert main(["dedup", str(path), "-o", str(out), "--quiet", "--on-error", "skip"]) == 0
+    counts = json.loads((out / "summary.json").read_text())["counts"]
+    assert counts["records_read"] == 1 and counts["skipped"] == 1 and counts["kept"] == 0
+
+
+def test_a_json_lines_file_holding_a_byte_order_mark_alone_holds_no_records(tmp_path, capsys):
+    """Like an empty file, not "record 1: not valid JSON (input length is 0)"."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf")
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o")]) == 2
+    assert "the file holds no records" in capsys.readouterr().err
+
+
 def test_the_references_bad_records_are_listed_not_only_counted(tmp_path, capsys):
     ref = tmp_path / "ref.jsonl"
     ref.write_bytes(jsonl(1)[0] + b"not json\n" + jsonl(3)[2])

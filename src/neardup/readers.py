@@ -477,7 +477,7 @@ class RecordReader:
     def json_items(self, lines: Iterable[tuple[int, bytes]]) -> Iterator[Record | Skipped]:
         """Numbered JSON Lines judged one at a time (blank lines are neither record nor skip)."""
         for number, line in lines:
-            if not line.strip():
+            if not without_bom(line).strip():  # a byte order mark alone is a blank line
                 continue
             row = parse_json_line(number, line)
             if isinstance(row, Skipped):
@@ -573,6 +573,8 @@ class RecordReader:
     def _text(self) -> Iterator[Record | Skipped]:
         with open_binary(self.path) as handle:
             for number, line in enumerate(handle, 1):
+                if number == 1:  # an editor's byte order mark is not part of the first text
+                    line = without_bom(line)
                 try:
                     text = line.decode("utf-8").rstrip("\r\n")
                 except UnicodeDecodeError as exc:

@@ -47,7 +47,7 @@ def add_method_options(parser: argparse.ArgumentParser) -> None:
         const=True,
         help="auto: also report partial duplicates of long documents — paragraphs shared, "
         "whole texts not copies — as the paragraph method finds them (pairs.csv rows with "
-        "duplicate=false; never removed; batch runs only)",
+        "duplicate=false, so it implies --pairs; never removed; batch runs only)",
     )
     g.add_argument("--max-distance", type=int, help="largest Hamming distance of a duplicate (k)")
     g.add_argument(

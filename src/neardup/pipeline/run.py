@@ -90,7 +90,7 @@ class DedupOptions:
     keep: str = "first"
     clusters: str = "greedy"
     kept: str = "per-input"
-    pairs: bool = False
+    pairs: bool = False  # implied by options["partial"]: what it finds is written there
     report: bool = False
     quiet: bool = True
     workers: int | None = None
@@ -120,6 +120,8 @@ class DedupOptions:
             )
         if not self.input:
             raise ConfigError("no input given: name at least one file, directory or pattern")
+        if self.options.get("partial") is True and not self.pairs:
+            object.__setattr__(self, "pairs", True)  # partial duplicates are pairs.csv rows
 
 
 LARGE_INPUT_BYTES = 1 << 20  # input files from which a run warms a large run's kernels
