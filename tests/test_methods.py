@@ -1998,8 +1998,9 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
 def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement():
     """Copy rule 18: 希望是真的 / 希望是假的, 男神 / 女神, 早安 / 晚安 — one character replaced by
     its opposite — 中国就是好 / 美国就是好, 红色预警 / 橙色预警 — a country named by one
-    character, a colour or a season replaced by another — and 他是第一个 / 他不是第一个 — a negation added inside, one text holding more
-    — are other statements, in a short text or a long one, decided alike by the alignment
+    character, a colour or a season replaced by another — and 他是第一个 / 他不是第一个 — a
+    negation added inside, one text holding more (rule 19: 未, and 没有 of two characters) —
+    are other statements, in a short text or a long one, decided alike by the alignment
     (``compare``) and by a batch's compiled shortcuts (one replaced token; a text that is a
     subsequence of the other); a typo of one character, 买 / 卖 (they read alike: an input
     method's swap), a negation moved (看不懂 / 没看懂) or at the end (可靠不) stay copies."""
@@ -2020,6 +2021,15 @@ def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement
         ("身残智残", "身残智不残", False),
         (long, long.replace("保持较快增长", "没保持较快增长", 1), False),
         ("看不懂什么意思", "没看懂什么意思", True),  # one negation each: said otherwise
+        # rule 19: 没有 and 未 added inside are negations too; 不少 and 未来 are other words
+        ("苹果公司今天发布了新款手机", "苹果公司今天没有发布新款手机", False),
+        ("国务院同意了这项计划的实施方案", "国务院未同意这项计划的实施方案", False),
+        (long, long.replace("保持较快增长", "没有保持较快增长", 1), False),
+        ("他们取得了成绩，受到了表扬", "他们取得了不少成绩，受到了表扬", True),
+        ("中国的未来发展前景广阔令人期待", "中国未来发展前景广阔令人期待", True),
+        ("有什么好玩的游戏值得推荐？", "有没有什么好玩的游戏推荐？", True),  # a question
+        ("咀嚼着永远与来生，品味千年与现在", "咀嚼着永远与未来，品味千年与现在", True),
+        ("岁月静好，现世安稳", "岁月曾静好，现世未安稳", False),  # weibo: not stable
         ("消息可靠", "消息可靠不", True),  # at the end: a question's particle
         ("我也想养一只", "我想养一只", True),  # another word dropped: an edit
         # a country named by one character put in place of another, a colour, a season

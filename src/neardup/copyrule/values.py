@@ -438,9 +438,15 @@ def _exclusive(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
 
 # Words of negation: one inserted or deleted inside a text, which then holds more of them than
 # the other, reverses what it says (他是第一个 / 他不是第一个, 太真实了 / 太不真实了, 身残智残 /
-# 身残智不残), where any other character a copy drops or adds is an edit. 不 and 没 only: 别,
-# 未, 无 and 非 are as often parts of other words (特别, 未来, 无论, 非常).
-NEGATIONS = "不没"
+# 身残智不残, 国务院同意了 / 国务院未同意), where any other character a copy drops or adds is an
+# edit. 不, 没 and 未 (alone: 未来 and 未必 are two characters); 别, 无 and 非 are as often parts
+# of other words (特别, 无论, 非常). 没有 is the one negation of two characters (今天发布了 /
+# 今天没有发布); other two-character gaps that start with one (不少, 不过, 不断) are not.
+NEGATIONS = "不没未"
+NEGATION_WORDS = frozenset([*NEGATIONS, "没有"])
+# ... unless the gap is part of another word with the token that stays beside it: 有没有 (a
+# question: 有什么 / 有没有什么), 未来 (the future: 与来生 / 与未来), 未免 (rather)
+NOT_NEGATIONS = frozenset([("没有", "有"), ("未", "来"), ("未", "免")])
 
 
 def _negations(tokens: Sequence[str]) -> int:
@@ -451,12 +457,15 @@ def _negations(tokens: Sequence[str]) -> int:
 def _negated(
     gap_a: Sequence[str], gap_b: Sequence[str], before: str | None, after_a: str | None, *_: Any
 ) -> bool:
-    """A gap of one negation (:data:`NEGATIONS`) that one text has and the other lacks, inside
-    both texts (a 不 at the end is a question's particle, 好不, or a cut)."""
+    """A gap of one negation (:data:`NEGATION_WORDS`) that one text has and the other lacks,
+    inside both texts (a 不 at the end is a question's particle, 好不, or a cut)."""
     if (gap_a and gap_b) or before is None or after_a is None:
         return False
-    one = gap_a or gap_b
-    return len(one) == 1 and one[0] in NEGATIONS
+    word = "".join(gap_a or gap_b)
+    if len(gap_a or gap_b) > 2 or word not in NEGATION_WORDS:
+        return False
+    # after_a is the token after the gap in both texts (one of them has no gap)
+    return (word, before if word == "没有" else after_a) not in NOT_NEGATIONS
 
 
 @lru_cache(maxsize=1)
