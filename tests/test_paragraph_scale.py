@@ -132,3 +132,32 @@ def test_in_sorted_is_isin(values, pool):
     ordered = np.unique(np.array(pool, np.int64))
     got = in_sorted(np.array(values, np.int64), ordered)
     assert got.tolist() == np.isin(np.array(values, np.int64), ordered).tolist()
+
+
+def test_online_paragraphs_prepared_together_are_those_prepared_one_by_one():
+    """The online paragraph index prepares a group of texts (and a store's documents when it
+    opens) in one batch, cut per document: the same arrays as one document at a time (which
+    took 96 s to open a store of 21,000 stories)."""
+    from dataclasses import astuple
+
+    from neardup.methods.incremental import ParagraphOnline
+
+    texts = [*_documents(), "一行字。", "另一行字，和别的都不一样。\n第二段也不一样，说的是天气。"]
+    online = ParagraphOnline(create("paragraph"))
+    together = online.prepare_many(texts)
+    alone = [online.prepare_many([t])[0] for t in texts]
+    stored = online.stored_docs([d.fingerprint for d in alone], [d.payload for d in alone])
+    for a, b, c in zip(together, alone, stored, strict=True):
+        assert a.fingerprint == b.fingerprint and a.payload == b.payload
+        for x, y in ((a.state, b.state), (c.state, b.state)):
+            assert x.doc.tolist() == y.doc.tolist() and x.usable.tolist() == y.usable.tolist()
+            for u, v in zip(astuple(x.prepared), astuple(y.prepared), strict=True):
+                assert _same(u, v)
+
+
+def _same(u, v) -> bool:
+    if isinstance(u, tuple):
+        return all(_same(p, q) for p, q in zip(u, v, strict=True))
+    if isinstance(u, np.ndarray):
+        return u.tolist() == v.tolist()
+    return u == v

@@ -94,6 +94,15 @@ def join_offsets(parts: list[np.ndarray]) -> np.ndarray:
     return offsets
 
 
+def set_range(
+    sets: tuple[np.ndarray, np.ndarray], lo: int, hi: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sets ``lo:hi`` of ``(values, offsets)`` as rows of their own (copies)."""
+    values, offsets = sets
+    start = int(offsets[lo])
+    return values[start : int(offsets[hi])].copy(), offsets[lo : hi + 1] - start
+
+
 def one_set(sets: tuple[np.ndarray, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray]:
     values, offsets = sets
     start, end = int(offsets[i]), int(offsets[i + 1])

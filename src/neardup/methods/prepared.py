@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _kernels, _tokenkernels, twins
-from ..arrays import concat, concat_sets, drain, join_offsets, one_set
+from ..arrays import concat, concat_sets, drain, join_offsets, one_set, set_range
 from ..bagbound import TokenBuckets
 from ..compiling import small
 from ..normalize import encode_texts
@@ -189,6 +189,25 @@ def split_prepared(p: Prepared) -> list[Prepared]:
         )
         for i in range(len(p))
     ]
+
+
+def split_documents(p: Prepared, counts: Sequence[int]) -> list[Prepared]:
+    """``p`` cut into consecutive parts of ``counts[k]`` texts (a document's paragraphs), each
+    with arrays of its own: many documents prepared in one batch, kept one by one."""
+    parts, lo = [], 0
+    for n in counts:
+        hi = lo + int(n)
+        parts.append(
+            Prepared(
+                p.compared[lo:hi],
+                set_range(p.grams, lo, hi),
+                set_range(p.sketch, lo, hi),
+                p.tokens[lo:hi].copy(),
+                set_range(p.sample, lo, hi),
+            )
+        )
+        lo = hi
+    return parts
 
 
 def smallest_keys(
