@@ -1,3 +1,4 @@
+import json
 import random
 import threading
 
@@ -307,6 +308,52 @@ def test_unpaired_surrogates_are_input_errors_before_anything_is_stored():
         with pytest.raises(InputError, match="not valid Unicode"):
             det.add(doc_id, text)
     assert len(det) == 0 and det.store.count() == 0
+
+
+def test_an_id_holding_a_nul_is_an_input_error_on_every_store(store_url, tmp_path):
+    """PostgreSQL refused it as a storage error (a 503, and ``index add --on-error skip``
+    stopped); SQLite and memory stored it. Every store refuses it before anything is written,
+    and a file's record with one is a counted skip."""
+    from neardup.cli import main
+
+    det = Detector(store=open_store(store_url))
+    for call in (lambda: det.add("x\x00y", "文字"), lambda: det.get("x\x00y")):
+        with pytest.raises(InputError, match="NUL"):
+            call()
+    assert len(det) == 0 and det.store.count() == 0
+    det.close()
+    path = tmp_path / "in.jsonl"
+    rows = [
+        {"id": "a", "text": "今天天气很好，我们去公园散步。"},
+        {"id": "b\x00", "text": "另一篇"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    args = ["index", "add", str(path), "--db", store_url, "--id-field", "id", "--on-error", "skip"]
+    if store_url != "memory://":
+        assert main(args) == 0
+        store = open_store(store_url)
+        assert store.count() == 1 and store.get("a") is not None
+        store.close()
+
+
+def test_the_detector_refuses_what_the_other_surfaces_refuse():
+    """A dict given as an item was unpacked into its keys (the document "id" with the text
+    "text"); three values ended in a raw ValueError; an empty or blank text was stored, and
+    then ``check("")`` answered an exact duplicate of it."""
+    det = Detector(store=open_store("memory://"))
+    for items, message in (
+        ([{"id": "x1", "text": "今天天气很好"}], "item 0 of the batch is dict"),
+        ([("x", "a", "b")], "item 0 of the batch is tuple"),
+        (["xy"], "item 0 of the batch is str"),
+        ([("e", "")], "the text of document 'e' is empty"),
+        ([("e2", "  \n")], "the text of document 'e2' is empty"),
+    ):
+        with pytest.raises(InputError, match=message):
+            det.add_many(items)
+    with pytest.raises(InputError, match="the text is empty"):
+        det.check(" ")
+    assert len(det) == 0 and det.store.count() == 0
+    assert det.add_many([["x", "今天天气很好"]])[0].status == "inserted"  # a list is a pair
 
 
 def test_a_cancelled_write_is_skipped_and_the_committer_goes_on():

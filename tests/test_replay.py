@@ -229,11 +229,12 @@ def test_paragraph_exact_copies_online_as_batch_when_the_payload_holds_no_text(e
     """Exact copies by the paragraphs as the evidence reads them: texts in two scripts (the
     compared paragraphs fold them; topic prints do not, so for ``topic`` the two are two texts,
     as ``compare`` says, and the online key is the digest of the normalised paragraphs) and
-    documents without any paragraph (keyed by their text as written, which a payload does not
-    hold): the detector groups them as batch does."""
+    documents without any paragraph the evidence reads (keyed by their text as written, which a
+    payload does not hold; a blank text, which has none either way, is refused online as by
+    every surface): the detector groups them as batch does."""
     trad = "中國經濟今年增長強勁，消費投資出口三駕馬車協同發力，呈現穩中向好的良好態勢。"
     simp = "中国经济今年增长强劲，消费投资出口三驾马车协同发力，呈现稳中向好的良好态势。"
-    texts = [trad, "   ", simp, "另一篇完全不同的文章，讲的是别的事情。", "   "]
+    texts = [trad, "。。。", simp, "另一篇完全不同的文章，讲的是别的事情。", "。。。"]
     rep = dedup_with(create("paragraph", evidence=evidence), texts).clusters.representative
     folded = evidence == "copy"  # the oracle: identical after script folding, or not folded
     assert rep.tolist() == ([0, 1, 0, 3, 1] if folded else [0, 1, 2, 3, 1])

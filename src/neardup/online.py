@@ -231,6 +231,10 @@ class Detector:
         _check_id(doc_id)
         if not isinstance(text, str):
             raise InputError(f"the text of document {doc_id!r} is a {type(text).__name__}")
+        if not text.strip():  # as the service, the batch and dedup_texts refuse it
+            raise InputError(
+                f"the text of document {doc_id!r} is empty" if doc_id else "the text is empty"
+            )
         for what, value in (("id", doc_id), ("text", text)):
             if not _encodable(value):
                 raise InputError(
@@ -361,7 +365,7 @@ class Detector:
         """:meth:`add_many` without waiting: a future of its results (``asyncio.wrap_future``
         awaits it). Invalid documents raise here, before anything is queued."""
         refuse_unordered(items, "items", "a list of (id, text) pairs")
-        checked = [self._item(doc_id, text) for doc_id, text in items]
+        checked = [self._item(*_pair(k, item)) for k, item in enumerate(items)]
         _refuse_repeated_ids(checked)
         return self._commits.submit_future((checked, replace, checkpoint))
 
@@ -601,9 +605,22 @@ class Detector:
 
 
 def _check_id(doc_id: Any) -> None:
-    """An id is a string: ``5`` and ``"5"`` would be one row in an SQL store and two keys here."""
+    """An id is a string: ``5`` and ``"5"`` would be one row in an SQL store and two keys here;
+    without NUL, which PostgreSQL's text cannot hold (every store refuses it alike)."""
     if not isinstance(doc_id, str):
         raise InputError(f"a document id must be a string, not {type(doc_id).__name__} {doc_id!r}")
+    if "\x00" in doc_id:
+        raise InputError(f"document id {doc_id!r} holds a NUL character; ids cannot")
+
+
+def _pair(k: int, item: Any) -> tuple[Any, Any]:
+    """Item ``k`` of a batch as ``(id, text)``: a dict unpacked into its keys stored the
+    document ``"id"`` with the text ``"text"``."""
+    if isinstance(item, str | bytes | dict) or not isinstance(item, Sequence) or len(item) != 2:
+        raise InputError(
+            f"item {k} of the batch is {type(item).__name__} {item!r:.80}: give (id, text) pairs"
+        )
+    return item[0], item[1]
 
 
 def _refuse_repeated_ids(items: list[_Item]) -> None:

@@ -241,6 +241,8 @@ def check_row(
     if SURROGATE.search(doc_id):
         bad = escape_undecodable(doc_id)
         return Skipped(number, bad, "invalid_utf8", f"id {bad!r} is not valid UTF-8")
+    if "\x00" in doc_id:  # PostgreSQL's text cannot hold one: no store, no output takes it
+        return Skipped(number, None, "bad_id", f"id {doc_id!r} holds a NUL character")
     if text_field not in row:
         fields = ", ".join(sorted(map(str, row)))[:200]
         return Skipped(

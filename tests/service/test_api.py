@@ -84,6 +84,7 @@ def test_batch(client):
         ({"id": "a", "text": "   "}, 422, "invalid request: text: text is empty"),
         ({"id": "a", "text": 5}, 422, "text: Input should be a valid string"),
         ({"id": 5, "text": "x"}, 422, "id: Input should be a valid string"),
+        ({"id": "x\u0000y", "text": "x"}, 422, "invalid request: id: holds a NUL character"),
         ({"id": "a", "text": "x", "extra": 1}, 422, "extra: Extra inputs are not permitted"),
         ([1, 2], 422, "invalid request: body: expected a JSON object"),
     ],
@@ -139,6 +140,19 @@ def test_an_id_is_addressed_whole_also_with_line_breaks(client):
     assert client.get("/v1/documents/victim").json()["id"] == "victim"
     assert client.delete("/v1/documents/a%0Ab").status_code == 200
     assert client.get("/v1/documents/a%0Ab").status_code == 404
+
+
+def test_an_id_holding_a_nul_is_refused_by_every_route(client):
+    """PostgreSQL's text cannot hold NUL: such an id was a 503 "retry later" there (a client
+    retries for ever) and stored on SQLite. Every route and store refuses it as bad input."""
+    r = client.post("/v1/check", json={"id": "x\u0000y", "text": TEXT})
+    assert r.status_code == 422 and "NUL" in r.json()["error"]
+    batch = {"documents": [{"id": "a", "text": TEXT}, {"id": "b\u0000", "text": TEXT + "。"}]}
+    assert client.post("/v1/documents/batch", json=batch).status_code == 422
+    for verb in (client.get, client.delete):
+        r = verb("/v1/documents/x%00y")
+        assert r.status_code == 422 and "NUL" in r.json()["error"]
+    assert client.get("/v1/documents/a").status_code == 404  # the batch stored nothing
 
 
 def test_an_id_whose_bytes_are_not_utf8_addresses_nothing(client):

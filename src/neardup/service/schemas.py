@@ -26,8 +26,14 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("holds a NUL character; ids cannot (PostgreSQL's text cannot hold one)")
+    return value
+
+
 Text = Annotated[StrictStr, AfterValidator(_unicode), AfterValidator(_not_blank)]
-Id = Annotated[StrictStr, AfterValidator(_unicode)]
+Id = Annotated[StrictStr, AfterValidator(_unicode), AfterValidator(_no_nul)]
 
 
 class DocumentIn(BaseModel):
