@@ -235,6 +235,35 @@ def test_arguments_are_checked_before_a_store_is_created(tmp_path, capsys):
     assert json.loads(capsys.readouterr().err.splitlines()[-1])["inserted"] == 4
 
 
+@pytest.mark.parametrize(
+    "command,option,fix",
+    [
+        (["index", "add"], ["--option", "text_threshold=0.9"], "--option match=text"),
+        (["index", "add", "--method", "simhash"], ["--option", "min_similarity=0.9"],
+         "--option verify=jaccard"),
+        (["index", "query", "--method", "simhash"], ["--option", "idf=jieba"],
+         "--option weights=tfidf"),
+        (["serve", "--method", "paragraph"], ["--max-distance", "5"], "--option evidence=topic"),
+    ],
+)  # fmt: skip
+def test_an_option_the_method_would_ignore_is_refused_as_dedup_refuses_it(
+    tmp_path, capsys, command, option, fix
+):
+    """serve and index took options that do nothing (the store then recorded them, and every
+    later command had to repeat them); dedup refused them. The fix is said with --option,
+    the only way these commands set it."""
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS[:4])
+    db = tmp_path / "p.db"
+    inputs = [str(path), "--id-field", "id"] if command[0] == "index" else []
+    args = [command[0], *command[1:2], *inputs, *command[2:], "--db", f"sqlite:///{db}"]
+    assert main([*args, *option]) == 2
+    err = capsys.readouterr().err
+    assert f"acts only with {fix}" in err and "Traceback" not in err
+    if "--method" in command:
+        assert not db.exists()  # refused before a store exists
+
+
 def test_remove_decides_a_kept_documents_duplicates_again(tmp_path, capsys):
     path = tmp_path / "in.jsonl"
     rows = [{"id": "a", "text": TEXTS[0]}, {"id": "b", "text": TEXTS[0]}]

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD, config_fields, online_methods
-from .options import parse_options
+from .options import parse_options, refuse_inert
 
 DEFAULT_DB = "sqlite:///neardup.db"
 
@@ -29,7 +29,11 @@ def add_detector_options(p: argparse.ArgumentParser, *, writes: bool = True) -> 
         f"{DEFAULT_METHOD}); its options are not read from the store: give again any that "
         "were not the defaults (a difference is refused, naming the stored value)",
     )
-    p.add_argument("--max-distance", type=int, help="simhash/paragraph: largest Hamming distance")
+    p.add_argument(
+        "--max-distance",
+        type=int,
+        help="simhash (and paragraph with --option evidence=topic): largest Hamming distance",
+    )
     p.add_argument("--threshold", type=float, help="ngram/paragraph: similarity needed")
     p.add_argument(
         "--option",
@@ -59,13 +63,17 @@ def detector_options(args: argparse.Namespace) -> dict[str, Any]:
         given["max_distance"] = args.max_distance
     if args.threshold is not None:
         given["threshold"] = args.threshold
-    given.update(parse_options(args.option or []))
+    options = parse_options(args.option or [])
+    given.update(options)
     unknown = sorted(set(given) - fields)
     if unknown:
         raise ConfigError(
             f"method {args.method!r} does not take {', '.join(unknown)}; "
             f"its options are: {', '.join(sorted(fields))}"
         )
+    refuse_inert(
+        args.method, given, options, flags=False
+    )  # as dedup does: stored, it would bind the store
     return given
 
 

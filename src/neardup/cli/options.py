@@ -131,40 +131,49 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
         raise ConfigError(
             f"method {args.method!r} does not take {flags}; its options are: {', '.join(sorted(fields))}"
         )
-    _refuse_inert(args.method, given, options)
+    refuse_inert(args.method, given, options)
     return given
 
 
 # options a method takes but uses only with another one: (method, option, the other, its value
-# (None: any but None), how to give it)
+# (None: any but None), how to give it with dedup's flags, and with --option alone (serve, index))
 _ACTS_ONLY_WITH = (
-    ("auto", "text_threshold", "match", "text", "--match text"),
-    ("simhash", "min_similarity", "verify", None, "--verify jaccard or --verify edit"),
-    ("simhash", "verify_ngram", "verify", None, "--verify jaccard or --verify edit"),
-    ("simhash", "idf", "weights", "tfidf", "--weights tfidf"),
-    ("paragraph", "max_distance", "evidence", "topic", "--option evidence=topic"),
-    ("paragraph", "blocks", "evidence", "topic", "--option evidence=topic"),
-)
+    ("auto", "text_threshold", "match", "text", "--match text", "--option match=text"),
+    ("simhash", "min_similarity", "verify", None, "--verify jaccard or --verify edit",
+     "--option verify=jaccard or --option verify=edit"),
+    ("simhash", "verify_ngram", "verify", None, "--verify jaccard or --verify edit",
+     "--option verify=jaccard or --option verify=edit"),
+    ("simhash", "idf", "weights", "tfidf", "--weights tfidf", "--option weights=tfidf"),
+    ("paragraph", "max_distance", "evidence", "topic", "--option evidence=topic",
+     "--option evidence=topic"),
+    ("paragraph", "blocks", "evidence", "topic", "--option evidence=topic",
+     "--option evidence=topic"),
+)  # fmt: skip
 
 
-def _refuse_inert(method: str, given: dict[str, Any], options: dict[str, Any]) -> None:
+def refuse_inert(
+    method: str, given: dict[str, Any], options: dict[str, Any], *, flags: bool = True
+) -> None:
     """An option the method would take and ignore (``--threshold`` for ``auto`` without ``--match
     text``, for ``simhash`` without ``--verify``; ``--max-distance`` for ``paragraph``'s default
-    evidence) is an error naming what it needs: a user would believe it tuned the run."""
+    evidence) is an error naming what it needs: a user would believe it tuned the run.
+    ``flags``: the command has dedup's flags (``--match``, ``--verify``), else the fix is
+    given as ``--option``."""
     from ..methods import create
 
     names = {o for m, o, *_ in _ACTS_ONLY_WITH if m == method and o in given}
     if not names:
         return
     config = create(method, **{k: v for k, v in given.items() if k not in names}).config
-    for m, option, other, value, fix in _ACTS_ONLY_WITH:
+    for m, option, other, value, flag_fix, option_fix in _ACTS_ONLY_WITH:
         if m != method or option not in names:
             continue
         now = getattr(config, other)
         if (now is None) if value is None else (now != value):
             shown = f"--option {option}" if option in options else _flag_of(option)
             raise ConfigError(
-                f"{shown} acts only with {fix} for method {method!r} ({other} is {now!r} "
+                f"{shown} acts only with {flag_fix if flags else option_fix} for method "
+                f"{method!r} ({other} is {now!r} "
                 "here): add it, or leave the option out"
             )
 
