@@ -98,3 +98,7 @@ def test_bad_urls(tmp_path):
         open_store(f"sqlite:///{tmp_path}/x.db?synchronus=normal")
     assert not (tmp_path / "x.db").exists()
     open_store(f"sqlite:///{tmp_path}/x.db?synchronous=normal").close()
+    # the scheme is read in any case, the path too: SQLITE:/// said "give a file"
+    store = open_store(f"SQLite:///{tmp_path}/upper.db")
+    assert store.count() == 0 and (tmp_path / "upper.db").exists()
+    store.close()

@@ -36,7 +36,8 @@ def open_store(url: str, *, read_only: bool = False) -> Store:
         from .sqlite import SqliteStore
 
         parts = urlsplit(url)
-        path = url[len("sqlite:///") :].split("?", 1)[0] if url.startswith("sqlite:///") else ""
+        given_scheme = url[: len("sqlite:///")].lower() == "sqlite:///"  # as the scheme: any case
+        path = url[len("sqlite:///") :].split("?", 1)[0] if given_scheme else ""
         if not path:
             raise ConfigError(f"{url!r}: give a file, e.g. sqlite:///neardup.db")
         query = parse_qs(parts.query)

@@ -134,7 +134,7 @@ def _open_read_only(url: str, path: str) -> sqlite3.Connection:
     """Open without creating or writing anything; read-only media work (immutable fallback)."""
     file = Path(path).expanduser()
     if not file.is_file():
-        raise ConfigError(f"{url}: no store at {file} (read-only commands never create one)")
+        raise ConfigError(f"{url}: no store at {file} (only index add and serve create one)")
     last: Exception | None = None
     for flags in ("mode=ro", "mode=ro&immutable=1"):
         if "immutable" in flags:
