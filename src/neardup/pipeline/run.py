@@ -242,12 +242,12 @@ def check_against(args: DedupOptions) -> None:
             "--against keeps every reference document and matches each input document to the "
             f"reference alone; drop {' and '.join(given)}"
         )
-    if args.pairs:
-        raise ConfigError("--pairs is not available with --against yet; clusters.csv holds "
-                          "each removed document's reference match")  # fmt: skip
     if args.options.get("partial"):  # reported in pairs.csv, which --against does not write
         raise ConfigError("--partial is not available with --against: partial duplicates are "
                           "reported in pairs.csv, which a run against a reference does not write")  # fmt: skip
+    if args.pairs:  # (after --partial, which implies it)
+        raise ConfigError("--pairs is not available with --against yet; clusters.csv holds "
+                          "each removed document's reference match")  # fmt: skip
     if args.against == STDIN and STDIN in args.input:
         raise ConfigError("standard input ('-') can be the input or the reference, not both")
 
