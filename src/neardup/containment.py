@@ -20,7 +20,14 @@ on either side (characters for the default ``copy`` evidence, 1 per paragraph fo
   line, or a footer line to its footer, in documents that each hold a body, is no anchor: a
   pair whose whole matched rows are all such lines shares nothing — one header and footer
   around two different stories (a corpus makes a header held by many documents common; a
-  header of a few documents, or of two compared alone, it cannot).
+  header of a few documents, or of two compared alone, it cannot);
+- **shared tails** (``frame=`` rows coded ``TAIL_ROW``): each document's *last* paragraph
+  matched, at least one of them after a body of its own. A pair whose anchors are all such
+  rows shares only its ending — two different stories closing with one broadcast notice or
+  one background paragraph — and is no duplicate unless one document is contained in the
+  other (an excerpt of a story's last paragraph); it is still reported as a partial
+  duplicate. A corpus makes a notice held by many documents common; a notice of a few
+  documents (nine announcements of a batch of 3,000 stories) it cannot.
 
 A containment pair is a relation, not an equivalence: clusters come from the greedy rule of
 :mod:`neardup.cluster`, which verifies every duplicate against its own representative.
@@ -35,7 +42,8 @@ import numpy as np
 
 RELATIONS = ("mutual", "a_in_b", "b_in_a", "partial")
 MAX_LISTED = 50  # matched paragraph pairs listed per document pair in the evidence
-FIRST, LAST, SHORT = 1, 2, 4  # bits of a paragraph's frame ends (:func:`frame_ends`)
+FIRST, LAST, SHORT, ALONE = 1, 2, 4, 8  # bits of a paragraph's frame ends (:func:`frame_ends`)
+FRAME_ROW, TAIL_ROW = 1, 2  # codes of a matched row (:func:`frame_rows`)
 
 
 @dataclass
@@ -54,6 +62,7 @@ class DocumentShares:
     start: np.ndarray
     substituted: np.ndarray  # per pair: substituted paragraph pairs marked (none at first)
     versions: dict[int, list[list[int]]] = field(default_factory=dict)  # listed in evidence
+    tail: np.ndarray | None = None  # per pair: anchored by shared tails alone (see above)
 
     def __len__(self) -> int:
         return len(self.a)
@@ -80,7 +89,8 @@ class DocumentShares:
         """The pairs that are duplicates by their shares alone (before substitutions are
         looked for: only these need the look)."""
         shared = np.minimum(self.covered_a, self.covered_b)
-        return (self.score >= np.float32(threshold)) & (shared >= min_shared)
+        found = (self.score >= np.float32(threshold)) & (shared >= min_shared)
+        return found if self.tail is None else found & ~self.tail
 
     def relation(self, *, contained: float) -> np.ndarray:
         """Codes into :data:`RELATIONS` per pair."""
@@ -106,6 +116,8 @@ class DocumentShares:
                 "matched_paragraphs": [list(m) for m in matched[:MAX_LISTED]],
                 "substituted_paragraphs": sorted(self.versions.get(k, [])),
             }
+            if self.tail is not None and self.tail[k]:  # why such a share is no duplicate
+                out[(int(self.a[k]), int(self.b[k]))]["shared_tail_only"] = True
         return out
 
 
@@ -121,33 +133,42 @@ def document_shares(
     *,
     whole: np.ndarray | None = None,
     frame: np.ndarray | None = None,
+    contained: float = 1.0,
 ) -> DocumentShares:
     """Aggregate matched paragraph rows (one per paragraph pair, ``doc_a < doc_b``) into
     document pairs. ``covered_*``: the weight each row covers on that side; ``total_*``: the
     document's whole weight (the same on every row of a document). ``whole`` (default: every
-    row): which rows are whole matches; ``frame`` (default: none): which rows match a header
-    line to the other's header line or a footer line to its footer (:func:`frame_rows`). Rows
+    row): which rows are whole matches; ``frame`` (default: none): per row, ``FRAME_ROW`` where
+    it matches a header line to the other's header line or a footer line to its footer,
+    ``TAIL_ROW`` where it matches the two documents' last paragraphs (:func:`frame_rows`). Rows
     count only in a document pair with at least one whole row that is not a frame: a contained
     paragraph needs a whole one beside it, and two documents that share no more than their
-    frame (one header and footer around different stories) share nothing."""
+    frame (one header and footer around different stories) share nothing. A pair whose whole
+    rows are all tails, neither document contained in the other (a share under
+    ``contained``), is marked ``tail``: no duplicate (see the module docstring)."""
     doc_a = np.asarray(doc_a, np.int64)
     doc_b = np.asarray(doc_b, np.int64)
+    code = np.zeros(len(doc_a), np.int8) if frame is None else np.asarray(frame, np.int8)
     if (whole is not None or frame is not None) and len(doc_a):
         anchor = np.ones(len(doc_a), np.bool_) if whole is None else np.asarray(whole, np.bool_)
-        if frame is not None:
-            anchor = anchor & ~np.asarray(frame, np.bool_)
+        anchor = anchor & (code != FRAME_ROW)
         key = (doc_a << 32) | doc_b
         anchored = np.isin(key, key[anchor])
+        beyond_tail = np.isin(key, key[anchor & (code != TAIL_ROW)])
         if not anchored.all():
             doc_a, doc_b = doc_a[anchored], doc_b[anchored]
             para_a, para_b = np.asarray(para_a)[anchored], np.asarray(para_b)[anchored]
             covered_a, covered_b = np.asarray(covered_a)[anchored], np.asarray(covered_b)[anchored]
             total_a, total_b = np.asarray(total_a)[anchored], np.asarray(total_b)[anchored]
+            beyond_tail = beyond_tail[anchored]
+    else:
+        beyond_tail = np.ones(len(doc_a), np.bool_)
     if len(doc_a) and not (doc_a < doc_b).all():
         raise ValueError("document_shares needs rows oriented doc_a < doc_b")
     key = (doc_a << 32) | doc_b
     order = np.lexsort((para_b, para_a, key))
     key, doc_a, doc_b = key[order], doc_a[order], doc_b[order]
+    beyond_tail = beyond_tail[order]
     para_a, para_b = np.asarray(para_a)[order], np.asarray(para_b)[order]
     covered_a, covered_b = np.asarray(covered_a)[order], np.asarray(covered_b)[order]
     total_a, total_b = np.asarray(total_a)[order], np.asarray(total_b)[order]
@@ -159,6 +180,7 @@ def document_shares(
     with np.errstate(invalid="ignore", divide="ignore"):
         share_a = np.nan_to_num(got_a / total_a[first]).clip(0.0, 1.0)
         share_b = np.nan_to_num(got_b / total_b[first]).clip(0.0, 1.0)
+    tail = ~beyond_tail[first] & (share_a < contained) & (share_b < contained)
     return DocumentShares(
         doc_a[first],
         doc_b[first],
@@ -170,6 +192,7 @@ def document_shares(
         para_b.astype(np.int64),
         np.r_[first, len(key)].astype(np.int64),
         np.zeros(n, np.int64),
+        tail=tail,
     )
 
 
@@ -201,18 +224,24 @@ def frame_ends(
     inner = usable & ~((ends != 0) & short)
     body = np.bincount(doc[inner], minlength=n)[doc] - inner > 0 if len(doc) else inner
     ends = np.where(body & usable, ends, 0) | np.where(short, SHORT, 0)
-    return ends.astype(np.int8)
+    alone = usable & (np.bincount(doc[usable], minlength=n)[doc] == 1) if len(doc) else usable
+    return (ends | np.where(alone, ALONE, 0)).astype(np.int8)
 
 
 def frame_rows(end_a: np.ndarray, end_b: np.ndarray) -> np.ndarray:
-    """Which matched rows pair two first paragraphs that are both lines (headers), or two last
-    paragraphs of which one is a line (:func:`frame_ends`): a footer, also one glued to the
-    last lines of a hard-wrapped text or of a table, whose other rare grams are few."""
+    """Per matched row, ``FRAME_ROW`` where it pairs two first paragraphs that are both lines
+    (headers), or two last paragraphs of which one is a line (:func:`frame_ends`): a footer,
+    also one glued to the last lines of a hard-wrapped text or of a table, whose other rare
+    grams are few; ``TAIL_ROW`` where it pairs two last paragraphs otherwise — each its
+    document's last usable one, at least one after a body (a document of one paragraph ends
+    with it too); else 0."""
     end_a, end_b = np.asarray(end_a, np.int8), np.asarray(end_b, np.int8)
     both, either = end_a & end_b, end_a | end_b
     header = ((both & FIRST) != 0) & ((both & SHORT) != 0)
     footer = ((both & LAST) != 0) & ((either & SHORT) != 0)
-    return header | footer
+    ending_a, ending_b = (end_a & (LAST | ALONE)) != 0, (end_b & (LAST | ALONE)) != 0
+    tail = ending_a & ending_b & ((either & LAST) != 0)
+    return np.where(header | footer, FRAME_ROW, np.where(tail, TAIL_ROW, 0)).astype(np.int8)
 
 
 def _distinct_best(pair: np.ndarray, para: np.ndarray, weight: np.ndarray, n: int) -> np.ndarray:

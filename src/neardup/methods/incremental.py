@@ -560,6 +560,7 @@ class ParagraphOnline:
                 np.full(int(ok.sum()), int(doc.state.total[0])),
                 whole=whole[ok],
                 frame=frame_rows(merged.end[base[dj] + pj][ok], doc.state.end[qi][ok]),
+                contained=self.method.config.contained,
             )
             query = np.zeros(len(shares), np.int64)  # the query is document 0 of its own
             self.method.veto_substituted(shares, merged, shares.a, doc.state, query)

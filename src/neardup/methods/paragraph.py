@@ -52,7 +52,7 @@ import numpy as np
 
 from ..arrays import in_sorted, unique_sorted
 from ..config import HammingConfig, NormalizeConfig
-from ..containment import DocumentShares, document_shares, frame_ends, frame_rows
+from ..containment import FRAME_ROW, DocumentShares, document_shares, frame_ends, frame_rows
 from ..copyrule import substituted as versions_with_values
 from ..errors import ConfigError
 from ..features import paragraphs as split_paragraphs
@@ -564,6 +564,7 @@ class ParagraphMethod:
             paras.total[db],
             whole=whole,
             frame=frame_rows(paras.end[pl], paras.end[pr]),
+            contained=self.config.contained,
         )
         self.veto_substituted(shares, paras, shares.a, paras, shares.b)
         self.stats["substituted_document_pairs"] = int((shares.substituted > 0).sum())
@@ -746,6 +747,9 @@ class ParagraphMethod:
             "matched_paragraphs": ev.get("matched_paragraphs", []),
             # versions of one paragraph with other values: another story from one template
             "substituted_paragraphs": ev.get("substituted_paragraphs", []),
+            # only the documents' last paragraphs shared, neither contained: another story
+            # with the same ending (a broadcast notice), a partial duplicate at most
+            "shared_tail_only": bool(ev.get("shared_tail_only", False)),
             "threshold": cfg.threshold,
             "min_shared_chars": cfg.min_shared_chars,
             "duplicate": duplicate,
@@ -770,7 +774,7 @@ class ParagraphMethod:
         return [
             [i, j]
             for i, j in found["matched_paragraphs"]
-            if frame_rows(np.array([end[(0, i)]]), np.array([end[(1, j)]]))[0]
+            if frame_rows(np.array([end[(0, i)]]), np.array([end[(1, j)]]))[0] == FRAME_ROW
         ]
 
 

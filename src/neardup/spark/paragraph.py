@@ -120,7 +120,7 @@ def _scan(batches: Iterator[Batch], masks: tuple[int, ...], k: int) -> Iterator[
 
 
 def _shares(
-    batches: Iterator[Batch], threshold: float, min_shared: float
+    batches: Iterator[Batch], threshold: float, min_shared: float, contained: float
 ) -> Iterator[tuple[str, Any]]:
     """The core's decision on matched paragraph rows ``pair, ia, ib, wa, wb, ta, tb`` (all rows
     of a document pair are in one partition)."""
@@ -139,6 +139,7 @@ def _shares(
         b["tb"],
         whole=b["whole"],
         frame=b.get("frame"),  # the topic evidence has no frames
+        contained=contained,
     )
     keep = shares.candidate(threshold=threshold, min_shared=min_shared)  # substitutions: later
     yield "candidates", len(shares)
@@ -155,13 +156,19 @@ def _shares(
 
 
 def _decided(
-    matched: Any, threshold: float, min_shared: float, partitions: int, storage: Any
+    matched: Any,
+    threshold: float,
+    min_shared: float,
+    partitions: int,
+    storage: Any,
+    *,
+    contained: float = 1.0,
 ) -> tuple[Any, int]:
     """The edges that are duplicates by their shares among matched paragraph rows (the ``copy``
     evidence then looks for substituted paragraphs: :func:`_unsubstituted`), and the candidate
     document pairs."""
     scored = route(matched, key="pair", partitions=partitions).mapPartitions(
-        lambda it: _shares(it, threshold, min_shared)
+        lambda it: _shares(it, threshold, min_shared, contained)
     )
     scored = scored.persist(storage)
     return tagged(scored, "edges"), int(tagged(scored, "candidates").sum())
@@ -377,7 +384,12 @@ def copy_edges(
     matched = both.mapPartitions(lambda it: _matched(it, options, shared)).persist(storage)
     config = method.config
     tentative, candidate_docs = _decided(
-        matched, config.threshold, float(config.min_shared_chars), partitions, storage
+        matched,
+        config.threshold,
+        float(config.min_shared_chars),
+        partitions,
+        storage,
+        contained=config.contained,
     )
     documents = rows.mapPartitions(_documents)
     ends = with_ends(tentative, documents, columns={"paras": ("pa", "pb")}, partitions=partitions)
