@@ -279,3 +279,23 @@ def test_a_batch_of_many_texts_is_large_without_reading_them(monkeypatch):
         compiling.texts_are_small(Unread(["今天"] * 10))
     assert compiling.texts_are_small(["今天"] * 10)
     assert not compiling.texts_are_small(["今" * compiling.COMPILED_FROM])
+
+
+def test_kernels_preferred_holds_for_every_thread_and_ends_with_the_block(monkeypatch):
+    """``index add`` of a large input decides each group on the detector's own thread, where a
+    declared run (a context variable) is not seen: the preference is process-wide, for the
+    block only."""
+    import threading
+
+    monkeypatch.setenv("NEARDUP_COMPILED_FROM", str(1 << 20))
+    assert compiling.small(10)
+    seen = []
+    with compiling.kernels_preferred():
+        worker = threading.Thread(target=lambda: seen.append(compiling.small(10)))
+        worker.start()
+        worker.join()
+        assert not compiling.small(10) and compiling.compiled_from() == 0
+        with compiling.kernels_preferred(False):  # nested: does not undo the outer one
+            assert not compiling.small(10)
+    assert seen == [False]
+    assert compiling.small(10) and compiling.compiled_from() == 1 << 20

@@ -33,6 +33,7 @@ COMPILED_FROM = 1 << 20  # code points from which the kernels are compiled and u
 TEXTS_FROM = 20_000  # texts from which they are, however short (the Python steps cost per text)
 PAIRS_FROM = 500  # pairs from which the value test's compiled shortcuts are
 _small: ContextVar[bool | None] = ContextVar("neardup_small_run", default=None)
+_kernels_preferred = False  # process-wide (the online detector decides on a thread of its own)
 
 
 def is_small(code_points: int, texts: int = 0) -> bool:
@@ -95,8 +96,25 @@ def few_pairs(pairs: int) -> bool:
     return pairs < PAIRS_FROM and _small.get() is not False and compiled_from() > 0
 
 
+@contextmanager
+def kernels_preferred(prefer: bool = True) -> Iterator[None]:
+    """Within it (``prefer``), every call of this process takes the kernels, however small: a
+    long run of small calls — ``index add`` of a large input, each group of documents checked
+    against candidates the store holds — repays compiling them once (the paragraph method's
+    online check tokenized its candidates' paragraphs in Python: 3.2x slower on 500 stories)."""
+    global _kernels_preferred
+    before, _kernels_preferred = _kernels_preferred, _kernels_preferred or prefer
+    try:
+        yield
+    finally:
+        _kernels_preferred = before
+
+
 def compiled_from() -> int:
-    """The bound: ``NEARDUP_COMPILED_FROM`` when set, else ``COMPILED_FROM``."""
+    """The bound: 0 within :func:`kernels_preferred`, else ``NEARDUP_COMPILED_FROM`` when set,
+    else ``COMPILED_FROM``."""
+    if _kernels_preferred:
+        return 0
     given = os.environ.get("NEARDUP_COMPILED_FROM", "").strip()
     if not given:
         return COMPILED_FROM

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from ..compiling import kernels_preferred
 from ..errors import ConfigError, DocumentConflictError, InputError, StoreError
 from ..inputs import Inputs
 from ..pipeline.reading import progress, warn_lost_tail
@@ -177,19 +178,34 @@ def run_add(args: argparse.Namespace) -> int:
     warn_without_tables(detector)
     bar = progress(args.quiet, "indexing")
     seen = 0
-    for reader in readers:
-        if reader is readers[0]:
-            items = chain([] if first is None else [first], first_items)
-        else:
-            items = _reading(reader, counts)
-        limit = None if args.limit is None else args.limit - seen
-        seen += _add_input(args, detector, reader, items, counts, reasons, bar, limit)
+    with kernels_preferred(_large(readers)):
+        for reader in readers:
+            if reader is readers[0]:
+                items = chain([] if first is None else [first], first_items)
+            else:
+                items = _reading(reader, counts)
+            limit = None if args.limit is None else args.limit - seen
+            seen += _add_input(args, detector, reader, items, counts, reasons, bar, limit)
     bar.close()
     counts["documents_in_store"] = len(detector)
     if counts["skipped"] > SKIPS_SHOWN:
         print(f"neardup: ... {counts['skipped'] - SKIPS_SHOWN} more skipped", file=sys.stderr)
     print(json.dumps({**counts, "skipped_by_reason": reasons}), file=sys.stderr)
     return 0
+
+
+def _large(readers: Any) -> bool:
+    """Whether the inputs make a large run (``LARGE_INPUT_BYTES`` on disk, as ``dedup`` judges
+    one), which takes the compiled kernels for every group of documents."""
+    from ..pipeline.run import LARGE_INPUT_BYTES
+
+    total = 0
+    for reader in readers:
+        try:
+            total += os.path.getsize(reader.path)
+        except OSError:
+            continue
+    return total >= LARGE_INPUT_BYTES
 
 
 def _add_input(
