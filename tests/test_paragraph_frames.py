@@ -110,18 +110,19 @@ def test_batch_and_online_keep_framed_stories_apart():
         method = create("paragraph", ignore_frames=ignore)
         rep = np.asarray(dedup_with(method, texts).clusters.representative)
         assert {i: int(r) for i, r in enumerate(rep) if r != i} == removed
-        det = Detector(
-            store=open_store("memory://"),
-            method="paragraph",
-            tables=method.tables,
-            ignore_frames=ignore,
-        )
-        online = {}
-        for i, text in enumerate(texts):
-            result = det.add(str(i), text)
-            if result.duplicate:
-                online[i] = int(result.matches[0].id)
-        assert online == removed
+        assert online_removals(texts, method.tables, ignore_frames=ignore) == removed
+
+
+def online_removals(texts: list[str], tables, **options) -> dict[int, int]:
+    """Each document the online detector, given the texts in order, finds a duplicate: its
+    first match."""
+    det = Detector(store=open_store("memory://"), method="paragraph", tables=tables, **options)
+    online = {}
+    for i, text in enumerate(texts):
+        result = det.add(str(i), text)
+        if result.duplicate:
+            online[i] = int(result.matches[0].id)
+    return online
 
 
 def test_a_frame_beside_a_shared_paragraph_counts_with_it():
@@ -260,25 +261,14 @@ def test_stories_that_share_only_their_ending_are_no_duplicates():
     texts += [a, b, c, excerpt]
     n = len(texts)
     removed = {300: source, n - 1: n - 4}  # the planted repost, and the excerpt
-    result = dedup_with(create("paragraph"), texts)
+    batch = create("paragraph")
+    result = dedup_with(batch, texts)
     rep = np.asarray(result.clusters.representative)
     assert {i: int(r) for i, r in enumerate(rep) if r != i} == removed
     pairs = zip(result.related.left.tolist(), result.related.right.tolist(), strict=True)
     related = set(pairs)
     assert {(n - 4, n - 3), (n - 4, n - 2), (n - 3, n - 2)} <= related  # still reported
-    det = Detector(store=open_store("memory://"), method="paragraph", tables=result_tables(texts))
-    online = {}
-    for i, text in enumerate(texts):
-        found = det.add(str(i), text)
-        if found.duplicate:
-            online[i] = int(found.matches[0].id)
-    assert online == removed
-
-
-def result_tables(texts: list[str]):
-    method = create("paragraph")
-    dedup_with(method, texts)
-    return method.tables
+    assert online_removals(texts, batch.tables) == removed
 
 
 def test_a_tail_beside_another_shared_paragraph_counts_with_it():
