@@ -264,6 +264,26 @@ def test_an_option_the_method_would_ignore_is_refused_as_dedup_refuses_it(
         assert not db.exists()  # refused before a store exists
 
 
+def test_a_store_that_records_an_option_the_method_ignores_still_opens(tmp_path, capsys):
+    """Stores built before the refusal hold such an option: given again, with the value they
+    hold, it is taken (refused, and refused when left out as a settings difference, the store
+    could not be opened at all); another value is refused."""
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    db = tmp_path / "s.db"
+    det = Detector(store=open_store(f"sqlite:///{db}"), method="simhash",
+                   options={"min_similarity": 0.9})  # fmt: skip
+    det.add("a", TEXTS[0])
+    det.close()
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS[1:3])
+    args = ["index", "add", str(path), "--id-field", "id", "--db", f"sqlite:///{db}", "--quiet"]
+    assert main([*args, "--method", "simhash", "--option", "min_similarity=0.9"]) == 0
+    assert main([*args, "--option", "min_similarity=0.8"]) == 2
+    assert "acts only with --option verify=jaccard" in capsys.readouterr().err
+
+
 def test_remove_decides_a_kept_documents_duplicates_again(tmp_path, capsys):
     path = tmp_path / "in.jsonl"
     rows = [{"id": "a", "text": TEXTS[0]}, {"id": "b", "text": TEXTS[0]}]

@@ -56,7 +56,11 @@ def add_detector_options(p: argparse.ArgumentParser, *, writes: bool = True) -> 
         )
 
 
-def detector_options(args: argparse.Namespace) -> dict[str, Any]:
+def detector_options(
+    args: argparse.Namespace, *, recorded: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The method options the command gives (``recorded``: those of the store, see
+    :func:`neardup.cli.options.refuse_inert`)."""
     fields = config_fields(args.method)
     given: dict[str, Any] = {}
     if args.max_distance is not None:
@@ -71,9 +75,8 @@ def detector_options(args: argparse.Namespace) -> dict[str, Any]:
             f"method {args.method!r} does not take {', '.join(unknown)}; "
             f"its options are: {', '.join(sorted(fields))}"
         )
-    refuse_inert(
-        args.method, given, options, flags=False
-    )  # as dedup does: stored, it would bind the store
+    # as dedup does: stored, it would bind the store to an option that does nothing
+    refuse_inert(args.method, given, options, flags=False, recorded=recorded)
     return given
 
 
@@ -86,6 +89,20 @@ def open_store_for(args: argparse.Namespace, *, read_only: bool = False):
     if resources is not None:
         resources.callback(store.close)
     return store
+
+
+def new_store(url: str) -> bool:
+    """Whether ``url`` names a store that cannot exist yet (in memory, or a SQLite file not
+    there): its options can be checked before it is created."""
+    from pathlib import Path
+
+    lowered = url.lower()
+    if lowered.startswith("memory://"):
+        return True
+    if lowered.startswith("sqlite:///"):
+        path = url[len("sqlite:///") :].split("?", 1)[0]
+        return bool(path) and not Path(path).expanduser().exists()
+    return False
 
 
 def stored_method(store: Any) -> str | None:
@@ -107,14 +124,16 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
         from ..parallel import resolve_workers
 
         resolve_workers(args.workers)
-    if args.method is not None:  # the options too, where the method is known without the store
+    if args.method is not None and new_store(args.db):  # checked before a store is created
         from ..methods import create
 
         create(args.method, **detector_options(args))
     store = open_store_for(args, read_only=read_only)
     if args.method is None:
         args.method = stored_method(store) or DEFAULT_METHOD
-    options = detector_options(args)
+    params = store.meta()["params"]
+    same = params.get("method") == args.method and isinstance(params.get("options"), dict)
+    options = detector_options(args, recorded=params["options"] if same else None)
     detector = Detector(
         store=store,
         method=args.method,

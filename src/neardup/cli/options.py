@@ -152,16 +152,27 @@ _ACTS_ONLY_WITH = (
 
 
 def refuse_inert(
-    method: str, given: dict[str, Any], options: dict[str, Any], *, flags: bool = True
+    method: str,
+    given: dict[str, Any],
+    options: dict[str, Any],
+    *,
+    flags: bool = True,
+    recorded: dict[str, Any] | None = None,
 ) -> None:
     """An option the method would take and ignore (``--threshold`` for ``auto`` without ``--match
     text``, for ``simhash`` without ``--verify``; ``--max-distance`` for ``paragraph``'s default
     evidence) is an error naming what it needs: a user would believe it tuned the run.
     ``flags``: the command has dedup's flags (``--match``, ``--verify``), else the fix is
-    given as ``--option``."""
+    given as ``--option``. ``recorded``: the options a store was built with — one it records
+    with the same value is taken (refused, the store could not be opened at all)."""
     from ..methods import create
 
-    names = {o for m, o, *_ in _ACTS_ONLY_WITH if m == method and o in given}
+    recorded = recorded or {}
+    names = {
+        o
+        for m, o, *_ in _ACTS_ONLY_WITH
+        if m == method and o in given and (o not in recorded or recorded[o] != given[o])
+    }
     if not names:
         return
     config = create(method, **{k: v for k, v in given.items() if k not in names}).config
