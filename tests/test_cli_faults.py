@@ -978,6 +978,9 @@ def test_every_surface_reads_a_byte_order_mark_alike():
     assert parse_json_line(1, b"\xef\xbb\xbf" + line) == parse_json_line(1, line)
     [row] = list(_check_json(iter([(b"\xef\xbb\xbf" + line, 0)]), "text", None))
     assert row[3] == text(1)
+    # a mark alone is a blank line there too, as locally (review: a malformed record)
+    rows = list(_check_json(iter([(b"\xef\xbb\xbf", 0), (line, 1)]), "text", None))
+    assert [r[0] for r in rows] == [2] and rows[0][3] == text(1)
 
 
 @pytest.mark.parametrize("end", [b"\n", b"\r\n"])

@@ -325,6 +325,12 @@ def without_bom(line: bytes) -> bytes:
     return line[len(BOM) :] if line.startswith(BOM) else line
 
 
+def blank_line(line: bytes) -> bool:
+    """Whether a JSON Lines line is blank — neither record nor skip, on every surface — white
+    space, or a byte order mark alone."""
+    return not without_bom(line).strip()
+
+
 def parse_json_line(number: int, line: bytes) -> dict[str, Any] | Skipped:
     """One JSON Lines record: the object, or a :class:`Skipped` naming the problem. A byte
     order mark before it (some editors start a file with one) is not part of it: every
@@ -479,7 +485,7 @@ class RecordReader:
     def json_items(self, lines: Iterable[tuple[int, bytes]]) -> Iterator[Record | Skipped]:
         """Numbered JSON Lines judged one at a time (blank lines are neither record nor skip)."""
         for number, line in lines:
-            if not without_bom(line).strip():  # a byte order mark alone is a blank line
+            if blank_line(line):
                 continue
             row = parse_json_line(number, line)
             if isinstance(row, Skipped):

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ConfigError
-from ..readers import Record, Skipped, check_row, parse_json_line
+from ..readers import Record, Skipped, blank_line, check_row, parse_json_line
 
 SPARK_FORMATS = ("jsonl", "parquet")
 
@@ -51,7 +51,7 @@ def _check_json(
 ) -> Iterator[tuple]:
     for line, index in rows:
         number = index + 1
-        if not line.strip():
+        if blank_line(line):
             continue
         row = parse_json_line(number, line)
         if not isinstance(row, Skipped):
