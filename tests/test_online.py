@@ -353,7 +353,13 @@ def test_the_detector_refuses_what_the_other_surfaces_refuse():
     with pytest.raises(InputError, match="the text is empty"):
         det.check(" ")
     assert len(det) == 0 and det.store.count() == 0
+    with pytest.raises(InputError, match="item 0 of the batch is dict"):
+        det.conflicting([{"id": "x1", "text": "今天天气很好"}])
     assert det.add_many([["x", "今天天气很好"]])[0].status == "inserted"  # a list is a pair
+    import numpy as np
+
+    rows = np.array([["y", "明天也是好天气，出门走走"]], dtype=object)  # a frame's rows
+    assert det.add_many(rows)[0].status == "inserted"
 
 
 def test_a_cancelled_write_is_skipped_and_the_committer_goes_on():

@@ -247,12 +247,13 @@ class Detector:
         """Positions of the ``(id, text)`` items whose id is stored with another text (as the
         detector knows the store now): what a write without ``replace`` would refuse, found
         before it (a caller that skips them writes the rest in one go)."""
+        checked = [self._item(*_pair(k, item)) for k, item in enumerate(items)]
         with self._lock:
             self._catch_up()
             return [
                 k
-                for k, (doc_id, text) in enumerate(items)
-                if self._hashes.get(doc_id, feature_hash(text)) != feature_hash(text)
+                for k, it in enumerate(checked)
+                if self._hashes.get(it.doc_id, feature_hash(it.text)) != feature_hash(it.text)
             ]
 
     def _prepare(self, items: Sequence[_Item]) -> list[_Prepared]:
@@ -614,13 +615,17 @@ def _check_id(doc_id: Any) -> None:
 
 
 def _pair(k: int, item: Any) -> tuple[Any, Any]:
-    """Item ``k`` of a batch as ``(id, text)``: a dict unpacked into its keys stored the
-    document ``"id"`` with the text ``"text"``."""
-    if isinstance(item, str | bytes | dict) or not isinstance(item, Sequence) or len(item) != 2:
+    """Item ``k`` of a batch as ``(id, text)`` (a tuple, a list, a NumPy row): a dict unpacked
+    into its keys stored the document ``"id"`` with the text ``"text"``."""
+    try:
+        if isinstance(item, str | bytes | dict):
+            raise ValueError
+        doc_id, text = item
+    except (TypeError, ValueError):
         raise InputError(
             f"item {k} of the batch is {type(item).__name__} {item!r:.80}: give (id, text) pairs"
-        )
-    return item[0], item[1]
+        ) from None
+    return doc_id, text
 
 
 def _refuse_repeated_ids(items: list[_Item]) -> None:
