@@ -2047,6 +2047,12 @@ def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement
         ("有什么好玩的游戏值得推荐？", "有没有什么好玩的游戏推荐？", True),  # a question
         ("咀嚼着永远与来生，品味千年与现在", "咀嚼着永远与未来，品味千年与现在", True),
         ("岁月静好，现世安稳", "岁月曾静好，现世未安稳", False),  # weibo: not stable
+        # a negation after an adverb (review): 并未, 尚未, 还没有, 并不是; not 是不是 (a question)
+        ("国务院同意了这项计划的实施方案", "国务院并未同意这项计划的实施方案", False),
+        ("国务院同意了这项计划的实施方案", "国务院尚未同意这项计划的实施方案", False),
+        ("苹果公司今天发布了新款手机", "苹果公司今天还没有发布新款手机", False),
+        ("他是第一个到的人", "他并不是第一个到的人", False),
+        ("他是学生吗我想知道", "他是不是学生我想知道", True),
         ("消息可靠", "消息可靠不", True),  # at the end: a question's particle
         ("我也想养一只", "我想养一只", True),  # another word dropped: an edit
         # a country named by one character put in place of another, a colour, a season

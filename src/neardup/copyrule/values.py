@@ -441,7 +441,8 @@ def _exclusive(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
 # 身残智不残, 国务院同意了 / 国务院未同意), where any other character a copy drops or adds is an
 # edit. 不, 没 and 未 (alone: 未来 and 未必 are two characters); 别, 无 and 非 are as often parts
 # of other words (特别, 无论, 非常). 没有 is the one negation of two characters (今天发布了 /
-# 今天没有发布); other two-character gaps that start with one (不少, 不过, 不断) are not.
+# 今天没有发布); a gap may end with one after an adverb (并未, 尚未, 还没有, 反正我TM不信), but
+# one that starts with one (不少, 不过, 不断) is another word.
 NEGATIONS = "不没未"
 NEGATION_WORDS = frozenset([*NEGATIONS, "没有"])
 # ... unless the gap is part of another word with the token that stays beside it: 有没有 (a
@@ -457,15 +458,32 @@ def _negations(tokens: Sequence[str]) -> int:
 def _negated(
     gap_a: Sequence[str], gap_b: Sequence[str], before: str | None, after_a: str | None, *_: Any
 ) -> bool:
-    """A gap of one negation (:data:`NEGATION_WORDS`) that one text has and the other lacks,
-    inside both texts (a 不 at the end is a question's particle, 好不, or a cut)."""
+    """A gap that one text has and the other lacks, inside both texts (a 不 at the end is a
+    question's particle, 好不, or a cut), of at most three tokens ending with a negation
+    (:data:`NEGATION_WORDS`) — alone, or after an adverb (并不, 尚未, 从未, 还没有) — unless it
+    makes another word with the token beside it (:data:`NOT_NEGATIONS`) or, after a token of
+    the gap, asks a question of one word twice (是不 + 是: that token is the one after it; a
+    negation alone between two, 好不好 / 好好, stays one)."""
     if (gap_a and gap_b) or before is None or after_a is None:
         return False
-    word = "".join(gap_a or gap_b)
-    if len(gap_a or gap_b) > 2 or word not in NEGATION_WORDS:
+    gap = list(gap_a or gap_b)
+    word = _ending_negation(gap)
+    if len(gap) > 3 or word is None:
         return False
+    if before == gap[-1] and _ending_negation([before, *gap[:-1]]) is None:
+        return False  # as well aligned before ``before``: 不 + 可能不 + 对 is 不可能 + 不对
+    rest = gap[: len(gap) - len(word)]
+    ahead = rest[-1] if rest else before  # the token before the negation word
     # after_a is the token after the gap in both texts (one of them has no gap)
-    return (word, before if word == "没有" else after_a) not in NOT_NEGATIONS
+    if rest and ahead == after_a:  # 是 / 是不是 aligned as 是不 + 是: a question
+        return False
+    return (word, ahead if word == "没有" else after_a) not in NOT_NEGATIONS
+
+
+def _ending_negation(gap: Sequence[str]) -> str | None:
+    """The negation word (:data:`NEGATION_WORDS`) a gap ends with, if any."""
+    word = "没有" if list(gap[-2:]) == ["没", "有"] else gap[-1]
+    return word if word in NEGATION_WORDS else None
 
 
 @lru_cache(maxsize=1)
