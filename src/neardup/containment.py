@@ -42,7 +42,7 @@ import numpy as np
 
 RELATIONS = ("mutual", "a_in_b", "b_in_a", "partial")
 MAX_LISTED = 50  # matched paragraph pairs listed per document pair in the evidence
-FIRST, LAST, SHORT, ENDS = 1, 2, 4, 8  # bits of a paragraph's frame ends (:func:`frame_ends`)
+FIRST, LAST, SHORT, ALONE = 1, 2, 4, 8  # bits of a paragraph's frame ends (:func:`frame_ends`)
 FRAME_ROW, TAIL_ROW = 1, 2  # codes of a matched row (:func:`frame_rows`)
 
 
@@ -209,10 +209,9 @@ def frame_ends(
     long; ``usable``: can be evidence), bits: ``SHORT`` for a paragraph of
     at most ``most`` tokens (a line: a header, a footer), and ``FIRST`` / ``LAST`` for the
     first / last *usable* paragraph of a document with a *body* besides it: a usable paragraph
-    that is not a line at either end; ``ENDS`` for the last usable paragraph of every document
-    (a shared tail, :func:`frame_rows`). A separator no paragraph can match ("###", "* * *")
-    does not hide a header or footer; a document whose lines, or whose one long paragraph, are
-    all it has to match with has no frame."""
+    that is not a line at either end. A separator no paragraph can match ("###", "* * *") does
+    not hide a header or footer; a document whose lines, or whose one long paragraph, are all
+    it has to match with has no frame."""
     doc, index = np.asarray(doc, np.int64), np.asarray(index, np.int64)
     usable = np.asarray(usable, np.bool_)
     n = documents
@@ -225,8 +224,8 @@ def frame_ends(
     inner = usable & ~((ends != 0) & short)
     body = np.bincount(doc[inner], minlength=n)[doc] - inner > 0 if len(doc) else inner
     ends = np.where(body & usable, ends, 0) | np.where(short, SHORT, 0)
-    final = usable & (index == last[doc])  # its document's last usable paragraph
-    return (ends | np.where(final, ENDS, 0)).astype(np.int8)
+    alone = usable & (np.bincount(doc[usable], minlength=n)[doc] == 1) if len(doc) else usable
+    return (ends | np.where(alone, ALONE, 0)).astype(np.int8)
 
 
 def frame_rows(end_a: np.ndarray, end_b: np.ndarray) -> np.ndarray:
@@ -234,13 +233,14 @@ def frame_rows(end_a: np.ndarray, end_b: np.ndarray) -> np.ndarray:
     (headers), or two last paragraphs of which one is a line (:func:`frame_ends`): a footer,
     also one glued to the last lines of a hard-wrapped text or of a table, whose other rare
     grams are few; ``TAIL_ROW`` where it pairs two last paragraphs otherwise — each its
-    document's last usable one (``ENDS``: after a body, a headline line, or alone), at least
-    one after a body (``LAST``); else 0."""
+    document's last usable one, at least one after a body (a document of one paragraph ends
+    with it too); else 0."""
     end_a, end_b = np.asarray(end_a, np.int8), np.asarray(end_b, np.int8)
     both, either = end_a & end_b, end_a | end_b
     header = ((both & FIRST) != 0) & ((both & SHORT) != 0)
     footer = ((both & LAST) != 0) & ((either & SHORT) != 0)
-    tail = ((both & ENDS) != 0) & ((either & LAST) != 0)
+    ending_a, ending_b = (end_a & (LAST | ALONE)) != 0, (end_b & (LAST | ALONE)) != 0
+    tail = ending_a & ending_b & ((either & LAST) != 0)
     return np.where(header | footer, FRAME_ROW, np.where(tail, TAIL_ROW, 0)).astype(np.int8)
 
 
