@@ -233,8 +233,10 @@ def frame_rows(end_a: np.ndarray, end_b: np.ndarray) -> np.ndarray:
     (headers), or two last paragraphs of which one is a line (:func:`frame_ends`): a footer,
     also one glued to the last lines of a hard-wrapped text or of a table, whose other rare
     grams are few; ``TAIL_ROW`` where it pairs two last paragraphs otherwise — each its
-    document's last usable one, at least one after a body (a document of one paragraph ends
-    with it too); else 0."""
+    document's last usable one after a body (``LAST``) or its only one (``ALONE``), at least
+    one after a body; else 0. A paragraph under a headline line is neither: that document is
+    the paragraph (an excerpt with a title of its own stays a duplicate; a notice under a
+    headline, the cost, too)."""
     end_a, end_b = np.asarray(end_a, np.int8), np.asarray(end_b, np.int8)
     both, either = end_a & end_b, end_a | end_b
     header = ((both & FIRST) != 0) & ((both & SHORT) != 0)
