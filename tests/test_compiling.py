@@ -299,3 +299,11 @@ def test_kernels_preferred_holds_for_every_thread_and_ends_with_the_block(monkey
             assert not compiling.small(10)
     assert seen == [False]
     assert compiling.small(10) and compiling.compiled_from() == 1 << 20
+    # two threads' blocks interleaved (A in, B in, A out, B out) leave nothing behind
+    a, b = compiling.kernels_preferred(), compiling.kernels_preferred()
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)
+    assert not compiling.small(10)  # B's block is still open
+    b.__exit__(None, None, None)
+    assert compiling.small(10)

@@ -2053,6 +2053,10 @@ def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement
         ("苹果公司今天发布了新款手机", "苹果公司今天还没有发布新款手机", False),
         ("他是第一个到的人", "他并不是第一个到的人", False),
         ("他是学生吗我想知道", "他是不是学生我想知道", True),
+        (long, long.replace("保持较快增长", "并没有保持较快增长", 1), False),
+        # words that merely end with one (review): 不得不 (had to), 要不 (or else) are edits
+        (long, long.replace("保持较快增长", "不得不保持较快增长", 1), True),
+        (long, long.replace("民间投资持续恢复", "民间投资要不持续恢复", 1), True),  # 要不
         ("消息可靠", "消息可靠不", True),  # at the end: a question's particle
         ("我也想养一只", "我想养一只", True),  # another word dropped: an edit
         # a country named by one character put in place of another, a colour, a season

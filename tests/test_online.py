@@ -360,6 +360,10 @@ def test_the_detector_refuses_what_the_other_surfaces_refuse():
 
     rows = np.array([["y", "明天也是好天气，出门走走"]], dtype=object)  # a frame's rows
     assert det.add_many(rows)[0].status == "inserted"
+    assert type(det.get("y").id) is str
+    for unordered in ({"z", "后天下雨，记得带伞"}, iter(["z", "后天下雨，记得带伞"])):
+        with pytest.raises(InputError, match="give \\(id, text\\) pairs"):
+            det.add_many([unordered])  # a set's order is its own: id and text could swap
 
 
 def test_a_cancelled_write_is_skipped_and_the_committer_goes_on():

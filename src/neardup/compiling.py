@@ -22,6 +22,7 @@ sets it so, and tests the twins against the kernels on their own).
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -33,7 +34,8 @@ COMPILED_FROM = 1 << 20  # code points from which the kernels are compiled and u
 TEXTS_FROM = 20_000  # texts from which they are, however short (the Python steps cost per text)
 PAIRS_FROM = 500  # pairs from which the value test's compiled shortcuts are
 _small: ContextVar[bool | None] = ContextVar("neardup_small_run", default=None)
-_kernels_preferred = False  # process-wide (the online detector decides on a thread of its own)
+_preferring = 0  # open kernels_preferred blocks, process-wide (the detector has a thread)
+_preferring_lock = threading.Lock()
 
 
 def is_small(code_points: int, texts: int = 0) -> bool:
@@ -102,18 +104,23 @@ def kernels_preferred(prefer: bool = True) -> Iterator[None]:
     long run of small calls — ``index add`` of a large input, each group of documents checked
     against candidates the store holds — repays compiling them once (the paragraph method's
     online check tokenized its candidates' paragraphs in Python: 3.2x slower on 500 stories)."""
-    global _kernels_preferred
-    before, _kernels_preferred = _kernels_preferred, _kernels_preferred or prefer
+    global _preferring
+    if not prefer:
+        yield
+        return
+    with _preferring_lock:  # counted, not saved and restored: blocks of two threads interleave
+        _preferring += 1
     try:
         yield
     finally:
-        _kernels_preferred = before
+        with _preferring_lock:
+            _preferring -= 1
 
 
 def compiled_from() -> int:
     """The bound: 0 within :func:`kernels_preferred`, else ``NEARDUP_COMPILED_FROM`` when set,
     else ``COMPILED_FROM``."""
-    if _kernels_preferred:
+    if _preferring:
         return 0
     given = os.environ.get("NEARDUP_COMPILED_FROM", "").strip()
     if not given:

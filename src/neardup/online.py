@@ -247,6 +247,7 @@ class Detector:
         """Positions of the ``(id, text)`` items whose id is stored with another text (as the
         detector knows the store now): what a write without ``replace`` would refuse, found
         before it (a caller that skips them writes the rest in one go)."""
+        refuse_unordered(items, "items", "a list of (id, text) pairs")
         checked = [self._item(*_pair(k, item)) for k, item in enumerate(items)]
         with self._lock:
             self._catch_up()
@@ -615,17 +616,19 @@ def _check_id(doc_id: Any) -> None:
 
 
 def _pair(k: int, item: Any) -> tuple[Any, Any]:
-    """Item ``k`` of a batch as ``(id, text)`` (a tuple, a list, a NumPy row): a dict unpacked
-    into its keys stored the document ``"id"`` with the text ``"text"``."""
-    try:
-        if isinstance(item, str | bytes | dict):
-            raise ValueError
-        doc_id, text = item
-    except (TypeError, ValueError):
+    """Item ``k`` of a batch as ``(id, text)``: a tuple, a list or a NumPy row of two. A dict
+    unpacked into its keys stored the document ``"id"`` with the text ``"text"``; a set, in an
+    order of its own, could swap the two."""
+    ordered = isinstance(item, tuple | list) or getattr(item, "ndim", None) == 1
+    if not ordered or len(item) != 2:
         raise InputError(
             f"item {k} of the batch is {type(item).__name__} {item!r:.80}: give (id, text) pairs"
-        ) from None
-    return doc_id, text
+        )
+    doc_id, text = item
+    # a NumPy row holds numpy.str_: stored as str, as a store gives it back
+    return (str(doc_id) if isinstance(doc_id, str) else doc_id), (
+        str(text) if isinstance(text, str) else text
+    )
 
 
 def _refuse_repeated_ids(items: list[_Item]) -> None:

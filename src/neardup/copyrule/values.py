@@ -441,13 +441,50 @@ def _exclusive(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
 # 身残智不残, 国务院同意了 / 国务院未同意), where any other character a copy drops or adds is an
 # edit. 不, 没 and 未 (alone: 未来 and 未必 are two characters); 别, 无 and 非 are as often parts
 # of other words (特别, 无论, 非常). 没有 is the one negation of two characters (今天发布了 /
-# 今天没有发布); a gap may end with one after an adverb (并未, 尚未, 还没有, 反正我TM不信), but
-# one that starts with one (不少, 不过, 不断) is another word.
+# 今天没有发布); one may follow an adverb (并未, 尚未, 还没有: :data:`NEGATION_ADVERBS`), but a
+# gap that starts with one (不少, 不过, 不断) is another word.
 NEGATIONS = "不没未"
 NEGATION_WORDS = frozenset([*NEGATIONS, "没有"])
 # ... unless the gap is part of another word with the token that stays beside it: 有没有 (a
 # question: 有什么 / 有没有什么), 未来 (the future: 与来生 / 与未来), 未免 (rather)
 NOT_NEGATIONS = frozenset([("没有", "有"), ("未", "来"), ("未", "免")])
+# Adverbs a negation added with them keeps (并未, 尚未, 还没有, 从来没有): a closed class, where
+# a gap that merely ends with 不 or 没 is as often another word (要不, 何不, 不得不, 出没, 沉没).
+NEGATION_ADVERBS = frozenset(
+    [
+        "并",
+        "尚",
+        "从",
+        "还",
+        "也",
+        "都",
+        "仍",
+        "再",
+        "绝",
+        "决",
+        "毫",
+        "永",
+        "已",
+        "亦",
+        "就",
+        "又",
+        "却",
+        "均",
+        "全",
+        "根本",
+        "一直",
+        "始终",
+        "从来",
+        "仍然",
+        "依然",
+        "至今",
+        "迄今",
+        "完全",
+        "永远",
+        "绝对",
+        "毫不",
+    ]
+)
 
 
 def _negations(tokens: Sequence[str]) -> int:
@@ -459,24 +496,23 @@ def _negated(
     gap_a: Sequence[str], gap_b: Sequence[str], before: str | None, after_a: str | None, *_: Any
 ) -> bool:
     """A gap that one text has and the other lacks, inside both texts (a 不 at the end is a
-    question's particle, 好不, or a cut), of at most three tokens ending with a negation
-    (:data:`NEGATION_WORDS`) — alone, or after an adverb (并不, 尚未, 从未, 还没有) — unless it
-    makes another word with the token beside it (:data:`NOT_NEGATIONS`) or, after a token of
-    the gap, asks a question of one word twice (是不 + 是: that token is the one after it; a
-    negation alone between two, 好不好 / 好好, stays one)."""
+    question's particle, 好不, or a cut): a negation (:data:`NEGATION_WORDS`), alone or after
+    an adverb of :data:`NEGATION_ADVERBS` (并不, 尚未, 从未, 还没有, 从来没有) — unless it makes
+    another word with the token beside it (:data:`NOT_NEGATIONS`), or the alignment could as
+    well have put the gap one token earlier."""
     if (gap_a and gap_b) or before is None or after_a is None:
         return False
     gap = list(gap_a or gap_b)
     word = _ending_negation(gap)
-    if len(gap) > 3 or word is None:
+    if len(gap) > 4 or word is None:
         return False
     if before == gap[-1] and _ending_negation([before, *gap[:-1]]) is None:
         return False  # as well aligned before ``before``: 不 + 可能不 + 对 is 不可能 + 不对
     rest = gap[: len(gap) - len(word)]
+    if rest and "".join(rest) not in NEGATION_ADVERBS:
+        return False  # another word ending in one: 要不, 何不, 不得不, 出没, 沉没
     ahead = rest[-1] if rest else before  # the token before the negation word
     # after_a is the token after the gap in both texts (one of them has no gap)
-    if rest and ahead == after_a:  # 是 / 是不是 aligned as 是不 + 是: a question
-        return False
     return (word, ahead if word == "没有" else after_a) not in NOT_NEGATIONS
 
 
