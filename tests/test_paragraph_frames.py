@@ -257,6 +257,9 @@ def test_stories_that_share_only_their_ending_are_no_duplicates():
         assert not found["duplicate"] and found["partial_duplicate"], (x[:30], y[:30])
         assert found["shared_tail_only"]
     assert method.compare(excerpt, a)["duplicate"]  # contained: an excerpt of its ending
+    # what eval scores decides as compare does (a share over the threshold kept apart: 0)
+    scores = method.score_pairs([a, a, c, excerpt], [b, c, b, a])
+    assert (scores >= method.threshold).tolist() == [False, False, False, True]
     # review: an excerpt under a headline line of its own (less than 0.9 of it) is no tail —
     # a document of a headline and one paragraph is that paragraph — and stays a duplicate
     titled = "Station sets out its plan to cover the national day ceremony and parade\n\n" + NOTICE

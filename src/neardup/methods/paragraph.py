@@ -711,18 +711,21 @@ class ParagraphMethod:
         return shares, keep, key_a == key_b
 
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
-        """The larger covered share of each pair (0 when too little text is shared; 1 for
-        exact copies)."""
+        """The larger covered share of each pair (0 when too little text is shared, or when a
+        share over the threshold is kept apart by a substituted paragraph or a shared tail, as
+        :meth:`compare` and ``dedup`` keep it; 1 for exact copies): what ``eval`` scores."""
         if len(left) != len(right):
             raise ValueError(f"{len(left)} left texts but {len(right)} right texts")
         out = np.zeros(len(left))
+        threshold = np.float32(self.config.threshold)
         for k, (a, b) in enumerate(zip(left, right, strict=True)):
-            shares, _keep, exact = self._pair(a, b)
+            shares, keep, exact = self._pair(a, b)
             shared = np.minimum(shares.covered_a, shares.covered_b)
             if exact:
                 out[k] = 1.0
             elif len(shares) and shared[0] >= self.min_shared:
-                out[k] = float(shares.score[0])
+                apart = shares.score[0] >= threshold and not keep[0]  # vetoed, or a tail
+                out[k] = 0.0 if apart else float(shares.score[0])
         return out
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
