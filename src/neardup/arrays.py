@@ -101,9 +101,3 @@ def set_range(
     values, offsets = sets
     start = int(offsets[lo])
     return values[start : int(offsets[hi])].copy(), offsets[lo : hi + 1] - start
-
-
-def one_set(sets: tuple[np.ndarray, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray]:
-    values, offsets = sets
-    start, end = int(offsets[i]), int(offsets[i + 1])
-    return values[start:end].copy(), np.array([0, end - start], np.int64)

@@ -243,12 +243,16 @@ class Detector:
                 )
         return _Item(doc_id, text)
 
+    def _items(self, items: Sequence[tuple[str, str]]) -> list[_Item]:
+        """A batch's ``(id, text)`` items, each checked (:meth:`_item`), in order."""
+        refuse_unordered(items, "items", "a list of (id, text) pairs")
+        return [self._item(*_pair(k, item)) for k, item in enumerate(items)]
+
     def conflicting(self, items: Sequence[tuple[str, str]]) -> list[int]:
         """Positions of the ``(id, text)`` items whose id is stored with another text (as the
         detector knows the store now): what a write without ``replace`` would refuse, found
         before it (a caller that skips them writes the rest in one go)."""
-        refuse_unordered(items, "items", "a list of (id, text) pairs")
-        checked = [self._item(*_pair(k, item)) for k, item in enumerate(items)]
+        checked = self._items(items)
         with self._lock:
             self._catch_up()
             return [
@@ -366,8 +370,7 @@ class Detector:
     ) -> Future:
         """:meth:`add_many` without waiting: a future of its results (``asyncio.wrap_future``
         awaits it). Invalid documents raise here, before anything is queued."""
-        refuse_unordered(items, "items", "a list of (id, text) pairs")
-        checked = [self._item(*_pair(k, item)) for k, item in enumerate(items)]
+        checked = self._items(items)
         _refuse_repeated_ids(checked)
         return self._commits.submit_future((checked, replace, checkpoint))
 

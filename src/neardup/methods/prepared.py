@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _kernels, _tokenkernels, twins
-from ..arrays import concat, concat_sets, drain, join_offsets, one_set, set_range
+from ..arrays import concat, concat_sets, drain, join_offsets, set_range
 from ..bagbound import TokenBuckets
 from ..compiling import small
 from ..normalize import encode_texts
@@ -179,16 +179,7 @@ def drain_sets(sets: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, n
 def split_prepared(p: Prepared) -> list[Prepared]:
     """One :class:`Prepared` per text, each with arrays of its own (a view would keep the whole
     batch's arrays alive as long as any one text of it is kept)."""
-    return [
-        Prepared(
-            [p.compared[i]],
-            one_set(p.grams, i),
-            one_set(p.sketch, i),
-            p.tokens[i : i + 1].copy(),
-            one_set(p.sample, i),
-        )
-        for i in range(len(p))
-    ]
+    return split_documents(p, [1] * len(p))
 
 
 def split_documents(p: Prepared, counts: Sequence[int]) -> list[Prepared]:
