@@ -1101,6 +1101,33 @@ def test_copy_rule_a_footer_after_a_cut_is_boilerplate_not_values():
     assert not create("auto").compare(story, cut)["duplicate"]  # no table: no boilerplate
 
 
+CAR_AUDIO = (
+    "央视网消息（新闻联播）：近日，国家广播电视总局、工业和信息化部和国家市场监督管理总局联合印发"
+    "《关于进一步加强车载音视频管理的通知》。通知指出，三部委将从规范车载无线广播接收终端管理，"
+    "积极引导推动在国内市场生产、销售的所有国产汽车和进口汽车的车载终端设备配置无线广播接收模块，"
+    "规范车载网络音视频服务管理，强化公共服务节目供给，规范车载音视频运营管理，制定和完善相关国家"
+    "标准等方面促进车载音视频相关产业链健康有序发展，营造良好的车载音视频传播空间。"
+)  # a one-paragraph cctv_xwlb_news_zh story
+
+
+def test_copy_rule_a_mark_after_a_cut_is_no_substituted_name():
+    """Copy rule 20: a copy cut short with a mark appended (（未完）) is a copy, though the
+    alignment threads the mark's 完 through the lost tail's 完善 and so cuts 理制定和 / 未 out as
+    a replaced name (rule 19 read it so); a figure replaced just before the cut still counts,
+    and so does the paragraph method, whose only paragraph of the story is the cut one."""
+    cut = CAR_AUDIO[: CAR_AUDIO.index("运营管") + 3] + "（未完）"
+    verdict = create("auto").compare(CAR_AUDIO, cut)
+    assert verdict["duplicate"] and verdict["value_changes"] == 0
+    page = "澎湃新闻讯\n" + cut + "\n欢迎投稿！如有新闻线索请拨打报料热线010-66668888。"
+    assert create("paragraph").compare(CAR_AUDIO, page)["duplicate"]
+    fire = (
+        "本台消息，3月21日，某市一商贸公司发生火灾，造成38人死亡，2人受伤。事故原因正在调查之中，"
+        "当地已组织力量全力救治伤员，做好善后工作。"
+    )
+    other = fire[: fire.index("造成") + 2] + "31人（未完）"
+    assert not create("auto").compare(fire, other)["duplicate"]
+
+
 def test_copy_rule_follows_moved_paragraphs():
     """Copy rule 5: paragraphs a copy puts in another order are matched where they are, so the
     passages standing in their place are not read as replaced names; a template filled with

@@ -76,7 +76,8 @@ def _segments(
     which is one substituted name as a whole. The alignment's tail after its last strong
     anchor is one moved gap when one side of it is mostly boilerplate that text added
     (:func:`_added_tail`; tokens marked by :func:`_added_boilerplate`), and so is any region
-    where such boilerplate faces text of the other's own (:func:`_inserted_block`).
+    where such boilerplate faces text of the other's own (:func:`_inserted_block`), and a
+    region that goes on through a weak anchor into the last gap as a cut (:func:`_cut_through`).
     """
     runs: list[list] = []  # [equal?, a_start, a_end, b_start, b_end], adjacent gaps merged
     for tag, a0, a1, b0, b1 in token_alignment(a, b) if opcodes is None else opcodes:
@@ -120,6 +121,9 @@ def _segments(
             and not runs[end + 2][0]
         ):
             end += 2
+        at_end = k > 0 and end + 2 == last - 1 == len(runs) - 1  # no footer taken off
+        if at_end and _cut_through(runs, k, end, a, b, max_value_tokens):
+            end += 2  # a cut text's lost tail facing a mark the copy appended: 管理制定… / 管未完
         whole = gap(k, end)
         small, large = sorted((len(whole[0]), len(whole[1])))
         if large > 2 * small and large > max_value_tokens:
@@ -153,6 +157,25 @@ def _added_tail(runs: list[list], a: Sequence[str], b: Sequence[str]) -> int:
         if tokens and 2 * sum(isinstance(t, _Added) for t in tokens) > len(tokens):
             return start
     return len(runs)
+
+
+def _cut_through(
+    runs: list[list], k: int, end: int, a: Sequence[str], b: Sequence[str], max_value_tokens: int
+) -> bool:
+    """Whether the region of gaps ``k..end`` goes on, through a weak anchor, into the
+    alignment's last gap (at the end of both texts) as one cut: joined, one side is more than
+    twice the other and longer than ``max_value_tokens`` (the lost tail), and the other holds
+    no digit (a mark the copy appended at its cut — （未完）, ……, 阅读全文 — through which the
+    alignment threads a shared character or two, not a substituted figure)."""
+    weak, final = runs[end + 1], runs[end + 2]
+    if weak[2] - weak[1] >= MIN_ANCHOR or final[0]:
+        return False
+    size_a, size_b = final[2] - runs[k][1], final[4] - runs[k][3]
+    small, large = sorted((size_a, size_b))
+    if not (large > 2 * small and large > max_value_tokens):
+        return False
+    short = b[runs[k][3] : final[4]] if size_b < size_a else a[runs[k][1] : final[2]]
+    return not any(_DIGIT.search(t) for t in short)
 
 
 def _inserted_block(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
