@@ -572,3 +572,20 @@ def test_several_query_inputs_answer_as_each_alone(tmp_path, capsys):
     got = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert got == want and any(row["duplicate"] for row in got)
     assert any(not row["duplicate"] for row in got)
+
+
+def test_adding_to_a_store_in_memory_warns_that_nothing_outlives_the_command(tmp_path, capsys):
+    """``index add --db memory://`` reported its inserts as stored and then lost them all when
+    it ended, without a word: it warns now, and a file store does not."""
+    path = tmp_path / "in.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"d{i}", "text": f"第{i}条新闻的正文内容"}) + "\n" for i in range(3)
+        )
+    )
+    warning = "keeps the store in this process only"
+    assert main(["index", "add", str(path), "--db", "memory://", "--id-field", "id"]) == 0
+    assert warning in capsys.readouterr().err
+    db = f"sqlite:///{tmp_path}/s.db"
+    assert main(["index", "add", str(path), "--db", db, "--id-field", "id"]) == 0
+    assert warning not in capsys.readouterr().err

@@ -102,3 +102,21 @@ def test_bad_urls(tmp_path):
     store = open_store(f"SQLite:///{tmp_path}/upper.db")
     assert store.count() == 0 and (tmp_path / "upper.db").exists()
     store.close()
+
+
+def test_a_tilde_in_a_sqlite_url_is_the_home_folder_for_every_open(tmp_path, monkeypatch):
+    """``sqlite:///~/x.db`` names a file in the home folder, as a shell would read it, for
+    writes as for read-only opens (writes took the ``~`` literally and failed to create the
+    lock in a folder ``./~``, while read-only opens looked in the home folder)."""
+    home, elsewhere = tmp_path / "home", tmp_path / "cwd"
+    home.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(elsewhere)
+    store = open_store("sqlite:///~/x.db")
+    store.put_many([doc(1)])
+    store.close()
+    assert (home / "x.db").is_file() and not (elsewhere / "~").exists()
+    reader = open_store("sqlite:///~/x.db", read_only=True)
+    assert reader.count() == 1 and reader.get("d1") is not None
+    reader.close()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD, config_fields, online_methods
+from ..store.url import backend
 from .options import parse_options, refuse_inert
 
 DEFAULT_DB = "sqlite:///neardup.db"
@@ -94,15 +96,12 @@ def open_store_for(args: argparse.Namespace, *, read_only: bool = False):
 def new_store(url: str) -> bool:
     """Whether ``url`` names a store that cannot exist yet (in memory, or a SQLite file not
     there): its options can be checked before it is created."""
-    from pathlib import Path
+    from ..store.url import sqlite_path
 
-    lowered = url.lower()
-    if lowered.startswith("memory://"):
+    if url.lower().startswith("memory://"):
         return True
-    if lowered.startswith("sqlite:///"):
-        path = url[len("sqlite:///") :].split("?", 1)[0]
-        return bool(path) and not Path(path).expanduser().exists()
-    return False
+    path = sqlite_path(url)
+    return bool(path) and not os.path.exists(path)
 
 
 def stored_method(store: Any) -> str | None:
@@ -146,6 +145,26 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
 
         detector.method.workers = resolve_workers(args.workers)  # preparing each batch
     return detector
+
+
+def warn_writer(detector: Any) -> None:
+    """The warnings of a command that writes to a store: :func:`warn_in_memory` and
+    :func:`warn_without_tables`."""
+    warn_in_memory(detector.store.url)
+    warn_without_tables(detector)
+
+
+def warn_in_memory(url: str) -> None:
+    """Tell a user writing to ``memory://`` that nothing written outlives the process: an
+    acknowledged insert is gone when the command or the service stops."""
+    if backend(url) != "memory":
+        return
+    print(
+        f"neardup: warning: {url} keeps the store in this process only: every document it "
+        "takes is gone when the process ends; give --db sqlite:///FILE.db (or "
+        "postgresql://…) for a store that lasts",
+        file=sys.stderr,
+    )
 
 
 def warn_without_tables(detector: Any) -> None:

@@ -26,7 +26,7 @@ from .detector_options import (
     add_detector_options,
     open_detector,
     open_store_for,
-    warn_without_tables,
+    warn_writer,
 )
 from .options import add_workers_option, reader_options
 
@@ -175,7 +175,7 @@ def run_add(args: argparse.Namespace) -> int:
     first_items = _reading(readers[0], counts)
     first = next(first_items, None)  # an empty or unreadable input too: before a store exists
     detector = open_detector(args)
-    warn_without_tables(detector)
+    warn_writer(detector)
     bar = progress(args.quiet, "indexing")
     seen = 0
     with kernels_preferred(_large(readers)):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, require
 from ..store.url import redact
-from .detector_options import add_detector_options, open_detector, warn_without_tables
+from .detector_options import add_detector_options, open_detector, warn_writer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         detector = open_detector(args)
-        warn_without_tables(detector)
+        warn_writer(detector)
     except BaseException:
         sock.close()
         raise

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, parse_qsl, urlsplit
 from ..errors import ConfigError
 from .base import Changes, Snapshot, Store, StoredDocument, to_signed, to_unsigned
 from .memory import MemoryStore
-from .url import redact
+from .url import redact, sqlite_path
 
 
 def open_store(url: str, *, read_only: bool = False) -> Store:
@@ -36,8 +36,7 @@ def open_store(url: str, *, read_only: bool = False) -> Store:
         from .sqlite import SqliteStore
 
         parts = urlsplit(url)
-        given_scheme = url[: len("sqlite:///")].lower() == "sqlite:///"  # as the scheme: any case
-        path = url[len("sqlite:///") :].split("?", 1)[0] if given_scheme else ""
+        path = sqlite_path(url)
         if not path:
             raise ConfigError(f"{url!r}: give a file, e.g. sqlite:///neardup.db")
         query = parse_qs(parts.query)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 # Query parameters that never carry a secret; every other value is masked.
@@ -44,6 +45,16 @@ def redact(url: str) -> str:
         query = urlencode(shown, safe="*/", quote_via=quote)
     out = f"{parts.scheme}://{netloc}{parts.path}"
     return out + (f"?{query}" if query else "") + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+def sqlite_path(url: str) -> str | None:
+    """The file a ``sqlite:///`` URL (scheme in any case) names, ``~`` expanded as a shell
+    would (every open, writable or read-only, and every check of the file goes by it); ``""``
+    when it names none, None for another scheme."""
+    if url[: len("sqlite:///")].lower() != "sqlite:///":
+        return None
+    path = url[len("sqlite:///") :].split("?", 1)[0]
+    return os.path.expanduser(path) if path else ""
 
 
 def backend(url: str) -> str:
