@@ -1113,8 +1113,8 @@ CAR_AUDIO = (
 def test_copy_rule_a_mark_after_a_cut_is_no_substituted_name():
     """Copy rule 20: a copy cut short with a mark appended (（未完）) is a copy, though the
     alignment threads the mark's 完 through the lost tail's 完善 and so cuts 理制定和 / 未 out as
-    a replaced name (rule 19 read it so); a figure replaced just before the cut still counts,
-    and so does the paragraph method, whose only paragraph of the story is the cut one."""
+    a replaced name (rule 19 read it so) — also to the paragraph method, whose only paragraph of
+    the story is the cut one; a figure or a name replaced just before the cut still counts."""
     cut = CAR_AUDIO[: CAR_AUDIO.index("运营管") + 3] + "（未完）"
     verdict = create("auto").compare(CAR_AUDIO, cut)
     assert verdict["duplicate"] and verdict["value_changes"] == 0
@@ -1126,6 +1126,16 @@ def test_copy_rule_a_mark_after_a_cut_is_no_substituted_name():
     )
     other = fire[: fire.index("造成") + 2] + "31人（未完）"
     assert not create("auto").compare(fire, other)["duplicate"]
+    # only a mark of the list: another official just before the cut, then any other ending
+    # (or the start of a mark), still counts (a first version took any short ending for one)
+    briefing = (
+        "本台消息，今天上午，北京市人民政府召开新闻发布会，介绍今年以来全市经济运行情况。发布会上，"
+        "市发展改革委主任表示，今年以来，全市经济运行总体平稳、稳中有进，主要指标好于预期。"
+    )
+    head = briefing[: briefing.index("发布会上，") + 5]
+    for ending in ("市统计局局长表示……", "市统计局局长表（未完）", "市统计局局长表示"):
+        for method in ("auto", "paragraph"):
+            assert not create(method).compare(briefing, head + ending)["duplicate"], ending
 
 
 def test_copy_rule_follows_moved_paragraphs():
@@ -2523,3 +2533,19 @@ def test_long_pairs_align_in_stretches_with_the_full_alignments_verdicts(monkeyp
         if i % 3 == 0 and j == i + 1:  # a story and its copy: the LCS is kept
             matched = sum(a1 - a0 for _t, a0, a1, _b0, _b1 in equal)
             assert matched == (len(a) + len(b) - Indel.distance(a, b)) / 2
+
+
+def test_simhash_compare_verifies_a_pair_as_find_pairs_does_at_the_threshold():
+    """``compare`` of the ``simhash`` method with ``verify`` decides a pair as a batch does:
+    character-3-gram Jaccard 9/10 against ``min_similarity=0.9`` passes in both (``compare``
+    held the similarity as float32 and tested it in float64: 0.8999999761 < 0.9, not a
+    duplicate, while ``dedup_texts`` removed it)."""
+    from neardup import dedup_texts
+
+    a = "甲乙丙丁戊己庚辛壬癸子丑"  # 10 distinct 3-grams; b holds 9 of them
+    b = a[:-1]
+    options = {"verify": "jaccard", "min_similarity": 0.9, "max_distance": 32}
+    batch = dedup_texts([a, b], method="simhash", **options).clusters.representative
+    verdict = create("simhash", **options).compare(a, b)
+    assert batch.tolist() == [0, 0] and verdict["duplicate"]
+    assert abs(verdict["verified_similarity"] - 0.9) < 1e-6

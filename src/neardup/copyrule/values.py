@@ -159,14 +159,26 @@ def _added_tail(runs: list[list], a: Sequence[str], b: Sequence[str]) -> int:
     return len(runs)
 
 
+# What a copy appends where it was cut short, as compared text (no punctuation, lower case, the
+# tokens joined): （未完）, 阅读全文, (more). A closed list: any other short ending is text.
+CUT_MARKS = frozenset(
+    {
+        "未完", "未完待续", "待续", "全文", "阅读全文", "展开全文", "查看全文", "阅读原文",
+        "查看原文", "点击查看", "更多", "详情", "查看详情", "more", "readmore", "continued",
+        "tobecontinued",
+    }
+)  # fmt: skip
+
+
 def _cut_through(
     runs: list[list], k: int, end: int, a: Sequence[str], b: Sequence[str], max_value_tokens: int
 ) -> bool:
     """Whether the region of gaps ``k..end`` goes on, through a weak anchor, into the
-    alignment's last gap (at the end of both texts) as one cut: joined, one side is more than
-    twice the other and longer than ``max_value_tokens`` (the lost tail), and the other holds
-    no digit (a mark the copy appended at its cut — （未完）, ……, 阅读全文 — through which the
-    alignment threads a shared character or two, not a substituted figure)."""
+    alignment's last gap (at the end of both texts) as one cut: joined, one side is longer than
+    ``max_value_tokens`` and more than twice the other (the lost tail), and the other is a mark
+    of :data:`CUT_MARKS` and nothing else, through which the alignment threads a character of
+    the lost tail (运营管未完 / 运营管理制定和完善…: the 完 of 完善). Any other ending stays text:
+    a name substituted just before where the shorter text ends still counts."""
     weak, final = runs[end + 1], runs[end + 2]
     if weak[2] - weak[1] >= MIN_ANCHOR or final[0]:
         return False
@@ -175,7 +187,7 @@ def _cut_through(
     if not (large > 2 * small and large > max_value_tokens):
         return False
     short = b[runs[k][3] : final[4]] if size_b < size_a else a[runs[k][1] : final[2]]
-    return not any(_DIGIT.search(t) for t in short)
+    return "".join(short) in CUT_MARKS
 
 
 def _inserted_block(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:

@@ -184,14 +184,12 @@ class SimhashMethod:
             "max_distance": self.config.max_distance,
         }
         duplicate = distance <= self.config.max_distance and bool(fa and fb)  # featureless
-        if self.config.verify is not None:
-            from ..verify import similarity
-
-            na, nb = normalize_many([a, b], self.config.normalize)
-            sim = similarity(na, nb, measure=self.config.verify, ngram=self.config.verify_ngram)
-            out["verified_similarity"] = sim
+        verified = self.verify_pairs([a], [b])  # as find_pairs decides (float32 similarity)
+        if verified is not None:
+            sim, passes = verified
+            out["verified_similarity"] = float(sim[0])
             out["min_similarity"] = self.config.min_similarity
-            duplicate = duplicate and sim >= self.config.min_similarity
+            duplicate = duplicate and bool(passes[0])
         out["duplicate"] = duplicate
         return out
 
