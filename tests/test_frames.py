@@ -156,3 +156,39 @@ def test_pandas_columns_are_named_as_strings(records):
     twice = pd.DataFrame([[r["text"], r["text"]] for r in records], columns=["text", "text"])
     with pytest.raises(ConfigError, match="column 'text'"):
         dedup_frame(twice)
+
+
+def test_dictionary_columns_are_read_as_their_values(records):
+    """A pandas ``category``, a polars ``Categorical`` or an Arrow dictionary column (text or
+    id) gives what the same frame with plain columns gives, as ``dedup_texts`` reads one; it
+    failed in Arrow's duplicate-id check (ids) or was refused as not strings (texts)."""
+    from neardup.frames import ADDED_COLUMNS
+
+    ids, texts = [r["id"] for r in records], [r["text"] for r in records]
+    plain = pa.table({"id": ids, "text": texts})
+    want = dedup_frame(plain, id="id").select(ADDED_COLUMNS)
+    assert sum(want.column("duplicate").to_pylist()) > 0
+    coded = pa.table({"id": pa.array(ids).dictionary_encode(), "text": pa.array(texts)})
+    for frame in (coded, coded.set_column(1, "text", pa.array(texts).dictionary_encode())):
+        assert dedup_frame(frame, id="id").select(ADDED_COLUMNS).equals(want)
+    numbers = pa.table({"id": range(len(ids)), "text": texts})
+    by_number = dedup_frame(numbers, id="id").select(ADDED_COLUMNS)
+    coded_numbers = numbers.set_column(0, "id", numbers.column("id").dictionary_encode())
+    assert dedup_frame(coded_numbers, id="id").select(ADDED_COLUMNS).equals(by_number)
+    if hasattr(pa, "string_view"):  # pyarrow >= 16; representative_id comes as large strings
+        views = pa.table({"id": pa.array(ids, pa.string_view()), "text": plain.column("text")})
+        views = views.set_column(1, "text", views.column("text").cast(pa.string_view()))
+        assert dedup_frame(views, id="id").select(ADDED_COLUMNS).to_pylist() == want.to_pylist()
+
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"id": ids, "text": texts})
+    expected = dedup_frame(frame, id="id")[list(ADDED_COLUMNS)]
+    categories = frame.astype({"id": "category", "text": "category"})
+    got = dedup_frame(categories, id="id")[list(ADDED_COLUMNS)]
+    pd.testing.assert_frame_equal(got, expected)
+
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"id": ids, "text": texts})
+    expected = dedup_frame(frame, id="id").select(ADDED_COLUMNS)
+    categorical = frame.with_columns(pl.col("id", "text").cast(pl.Categorical))
+    assert dedup_frame(categorical, id="id").select(ADDED_COLUMNS).equals(expected)

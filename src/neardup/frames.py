@@ -26,6 +26,7 @@ from .errors import ConfigError, InputError, require
 from .methods import DEFAULT_METHOD
 from .pairs import METHODS
 
+_STRING_VIEW = pa.string_view() if hasattr(pa, "string_view") else None  # pyarrow >= 16
 ADDED_COLUMNS = ("cluster_id", "representative_id", "similarity", "method", "duplicate")
 
 
@@ -181,10 +182,26 @@ def _column(table: pa.Table, name: str, option: str) -> pa.ChunkedArray:
     return table.column(name)
 
 
+def _values(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``column`` as its values: a dictionary column (a pandas ``category``, a polars
+    ``Categorical``) decoded, as ``dedup_texts`` reads one; string views as large strings (the
+    kernels that find repeated ids take no views)."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if column.type == _STRING_VIEW:
+        column = column.cast(pa.large_string())
+    return column
+
+
+def _is_string(type_: pa.DataType) -> bool:
+    return pa.types.is_string(type_) or pa.types.is_large_string(type_)
+
+
 def _texts(table: pa.Table, name: str) -> list[str]:
-    column = _column(table, name, "text")
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        raise ConfigError(f"text column {name!r} holds {column.type}, not strings")
+    given = _column(table, name, "text")
+    column = _values(given)
+    if not _is_string(column.type):
+        raise ConfigError(f"text column {name!r} holds {given.type}, not strings")
     if column.null_count:
         first = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
         raise InputError(
@@ -204,10 +221,12 @@ def _texts(table: pa.Table, name: str) -> list[str]:
 
 
 def _ids(table: pa.Table, name: str | None) -> pa.Array:
-    """The id column: no null, no id twice (``representative_id`` must name one row)."""
+    """The id column (a dictionary column decoded): no null, no id twice
+    (``representative_id`` must name one row)."""
     if name is None:
         return pa.array(np.arange(table.num_rows, dtype=np.int64))
-    ids = _column(table, name, "id").combine_chunks()
+    given = _column(table, name, "id")
+    ids = _values(given).combine_chunks()
     if ids.null_count:
         first = int(np.flatnonzero(ids.is_null().to_numpy(zero_copy_only=False))[0])
         raise InputError(
