@@ -192,3 +192,22 @@ def test_dictionary_columns_are_read_as_their_values(records):
     expected = dedup_frame(frame, id="id").select(ADDED_COLUMNS)
     categorical = frame.with_columns(pl.col("id", "text").cast(pl.Categorical))
     assert dedup_frame(categorical, id="id").select(ADDED_COLUMNS).equals(expected)
+
+
+def test_ids_that_name_no_one_value_are_refused():
+    """Ids are strings or integers, as ``neardup dedup`` reads them: a list or struct id
+    failed in Arrow's kernels with a raw traceback; float ids passed the check for an id used
+    twice when NaN (Arrow counts two NaNs as one id, Python finds neither again)."""
+    two = ["今天天气很好，适合出门散步。", "今天天气很好,适合出门散步。", "完全不同的一句话。"]
+    for ids, kind in (
+        ([[1], [2], [3]], "list<item: int64>"),
+        ([{"a": 1}, {"a": 2}, {"a": 3}], "struct<a: int64>"),
+        ([float("nan"), float("nan"), 1.0], "double"),
+        ([0.0, -0.0, 1.0], "double"),  # two ids to Arrow, one to Python
+        (pa.array([0.5, 1.5, 0.5]).dictionary_encode(), r"dictionary<values=double"),
+    ):
+        with pytest.raises(ConfigError, match=rf"id column 'id' holds {kind}.*strings or integ"):
+            dedup_frame(pa.table({"text": two, "id": ids}), id="id")
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ConfigError, match="id column 'id' holds double"):
+        dedup_frame(pd.DataFrame({"text": two, "id": [2.0, 1.0, 3.0]}), id="id")

@@ -221,12 +221,18 @@ def _texts(table: pa.Table, name: str) -> list[str]:
 
 
 def _ids(table: pa.Table, name: str | None) -> pa.Array:
-    """The id column (a dictionary column decoded): no null, no id twice
-    (``representative_id`` must name one row)."""
+    """The id column: strings or integers, as ``neardup dedup`` reads ids (a float id has no
+    one value to name: NaN is not equal to itself, -0.0 is 0.0), a dictionary column decoded;
+    no null, no id twice (``representative_id`` must name one row)."""
     if name is None:
         return pa.array(np.arange(table.num_rows, dtype=np.int64))
     given = _column(table, name, "id")
     ids = _values(given).combine_chunks()
+    if not (_is_string(ids.type) or pa.types.is_integer(ids.type)):
+        raise ConfigError(
+            f"id column {name!r} holds {given.type}; ids are strings or integers, as "
+            "`neardup dedup` reads them: cast the column to one, or leave id out (row numbers)"
+        )
     if ids.null_count:
         first = int(np.flatnonzero(ids.is_null().to_numpy(zero_copy_only=False))[0])
         raise InputError(
