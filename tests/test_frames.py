@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from neardup import dedup_frame
+from neardup import dedup_frame, dedup_texts
 from neardup.cli import main
 from neardup.errors import ConfigError, InputError, MissingDependencyError
 
@@ -122,7 +122,7 @@ def test_missing_extra_names_it(monkeypatch):
 def test_pandas_columns_arrow_cannot_type(records, cli_clusters):
     """Only the text and id columns go to Arrow: another column mixing numbers and strings (as
     weibo_ced_zh's time does) is kept as it is; a text column that is not all strings is a
-    clear error naming it."""
+    clear error naming it and the row, as dedup_texts names it."""
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame(records)
     frame["time"] = [
@@ -140,7 +140,9 @@ def test_pandas_columns_arrow_cannot_type(records, cli_clusters):
     ]
     _check_against_cli(rows, cli_clusters)
     bad = frame.assign(text=[1 if i == 3 else t for i, t in enumerate(frame["text"])])
-    with pytest.raises(ConfigError, match="column 'text'"):
+    with pytest.raises(InputError, match=r"texts\[3\] is a int, not a str: 1$"):
+        dedup_texts(bad["text"])  # the frame names the same row as dedup_texts
+    with pytest.raises(InputError, match=r"column 'text': row 3 is a int, not a str: 1;"):
         dedup_frame(bad, id="id")
 
 
