@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from neardup import dedup_frame
+from neardup import dedup_frame, dedup_texts
 from neardup.cli import main
 from neardup.errors import ConfigError, InputError, MissingDependencyError
 
@@ -122,7 +122,7 @@ def test_missing_extra_names_it(monkeypatch):
 def test_pandas_columns_arrow_cannot_type(records, cli_clusters):
     """Only the text and id columns go to Arrow: another column mixing numbers and strings (as
     weibo_ced_zh's time does) is kept as it is; a text column that is not all strings is a
-    clear error naming it."""
+    clear error naming it and the row, as dedup_texts names it."""
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame(records)
     frame["time"] = [
@@ -140,7 +140,9 @@ def test_pandas_columns_arrow_cannot_type(records, cli_clusters):
     ]
     _check_against_cli(rows, cli_clusters)
     bad = frame.assign(text=[1 if i == 3 else t for i, t in enumerate(frame["text"])])
-    with pytest.raises(ConfigError, match="column 'text'"):
+    with pytest.raises(InputError, match=r"texts\[3\] is a int, not a str: 1$"):
+        dedup_texts(bad["text"])  # the frame names the same row as dedup_texts
+    with pytest.raises(InputError, match=r"column 'text': row 3 is a int, not a str: 1;"):
         dedup_frame(bad, id="id")
 
 
@@ -156,3 +158,58 @@ def test_pandas_columns_are_named_as_strings(records):
     twice = pd.DataFrame([[r["text"], r["text"]] for r in records], columns=["text", "text"])
     with pytest.raises(ConfigError, match="column 'text'"):
         dedup_frame(twice)
+
+
+def test_dictionary_columns_are_read_as_their_values(records):
+    """A pandas ``category``, a polars ``Categorical`` or an Arrow dictionary column (text or
+    id) gives what the same frame with plain columns gives, as ``dedup_texts`` reads one; it
+    failed in Arrow's duplicate-id check (ids) or was refused as not strings (texts)."""
+    from neardup.frames import ADDED_COLUMNS
+
+    ids, texts = [r["id"] for r in records], [r["text"] for r in records]
+    plain = pa.table({"id": ids, "text": texts})
+    want = dedup_frame(plain, id="id").select(ADDED_COLUMNS)
+    assert sum(want.column("duplicate").to_pylist()) > 0
+    coded = pa.table({"id": pa.array(ids).dictionary_encode(), "text": pa.array(texts)})
+    for frame in (coded, coded.set_column(1, "text", pa.array(texts).dictionary_encode())):
+        assert dedup_frame(frame, id="id").select(ADDED_COLUMNS).equals(want)
+    numbers = pa.table({"id": range(len(ids)), "text": texts})
+    by_number = dedup_frame(numbers, id="id").select(ADDED_COLUMNS)
+    coded_numbers = numbers.set_column(0, "id", numbers.column("id").dictionary_encode())
+    assert dedup_frame(coded_numbers, id="id").select(ADDED_COLUMNS).equals(by_number)
+    if hasattr(pa, "string_view"):  # pyarrow >= 16; representative_id comes as large strings
+        views = pa.table({"id": pa.array(ids, pa.string_view()), "text": plain.column("text")})
+        views = views.set_column(1, "text", views.column("text").cast(pa.string_view()))
+        assert dedup_frame(views, id="id").select(ADDED_COLUMNS).to_pylist() == want.to_pylist()
+
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"id": ids, "text": texts})
+    expected = dedup_frame(frame, id="id")[list(ADDED_COLUMNS)]
+    categories = frame.astype({"id": "category", "text": "category"})
+    got = dedup_frame(categories, id="id")[list(ADDED_COLUMNS)]
+    pd.testing.assert_frame_equal(got, expected)
+
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"id": ids, "text": texts})
+    expected = dedup_frame(frame, id="id").select(ADDED_COLUMNS)
+    categorical = frame.with_columns(pl.col("id", "text").cast(pl.Categorical))
+    assert dedup_frame(categorical, id="id").select(ADDED_COLUMNS).equals(expected)
+
+
+def test_ids_that_name_no_one_value_are_refused():
+    """Ids are strings or integers, as ``neardup dedup`` reads them: a list or struct id
+    failed in Arrow's kernels with a raw traceback; float ids passed the check for an id used
+    twice when NaN (Arrow counts two NaNs as one id, Python finds neither again)."""
+    two = ["今天天气很好，适合出门散步。", "今天天气很好,适合出门散步。", "完全不同的一句话。"]
+    for ids, kind in (
+        ([[1], [2], [3]], "list<item: int64>"),
+        ([{"a": 1}, {"a": 2}, {"a": 3}], "struct<a: int64>"),
+        ([float("nan"), float("nan"), 1.0], "double"),
+        ([0.0, -0.0, 1.0], "double"),  # two ids to Arrow, one to Python
+        (pa.array([0.5, 1.5, 0.5]).dictionary_encode(), r"dictionary<values=double"),
+    ):
+        with pytest.raises(ConfigError, match=rf"id column 'id' holds {kind}.*strings or integ"):
+            dedup_frame(pa.table({"text": two, "id": ids}), id="id")
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ConfigError, match="id column 'id' holds double"):
+        dedup_frame(pd.DataFrame({"text": two, "id": [2.0, 1.0, 3.0]}), id="id")

@@ -49,6 +49,11 @@ def test_library_run_equals_the_command_and_dedup_texts(tmp_path):
         ("format", "xml", "choose one of"),
         ("input", (), "no input given"),
         ("input", 42, "input=42: give a file, directory or pattern"),
+        # None (or a list) was an AttributeError in __post_init__ (options) or a TypeError
+        # when the run began (output); required fields refuse None, as input and keep do
+        ("output", None, "output=None: name the directory for the run's outputs"),
+        ("options", None, r"options=None: give the method's options as a dict \(\{\} for none"),
+        ("options", ["partial"], r"options=\['partial'\]: give the method's options as a dict"),
     ],
 )
 def test_options_are_checked_with_fix_it_messages(field, value, message):
@@ -65,6 +70,7 @@ def test_one_input_given_alone_is_one_input(tmp_path):
     for given in (str(path), path, [os.fsencode(path)], os.fsencode(path)):
         options = DedupOptions(input=given, output=str(tmp_path / "o"))
         assert options.input == (str(path),) and options.method == "auto"
+    assert DedupOptions(input=path, output=tmp_path / "o").output == str(tmp_path / "o")
     summary, _out = run_dedup(
         DedupOptions(input=path, output=str(tmp_path / "o"), text_field="body", id_field="doc")
     )

@@ -154,3 +154,23 @@ def test_detector_refuses_ids_and_settings_it_would_misread():
         Detector(store="memory://")
     with pytest.raises(InputError, match=r"nowhere/common_grams\.npz"):  # a path is loaded
         Detector(store=open_store("memory://"), tables="nowhere/common_grams.npz")
+
+
+def test_detector_check_names_the_text_not_a_bogus_id():
+    """A checked text has no id: ``check(None)`` said "the text of document ''"; it names the
+    text (``check_many``: its position), while ``add`` still names the document's id."""
+    from neardup.errors import InputError
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    det = Detector(store=open_store("memory://"))
+    for call, message in (
+        (lambda: det.check(None), r"^the text is a NoneType, not a str$"),
+        (lambda: det.check("a\ud800b"), r"^the text is not valid Unicode"),
+        (lambda: det.check(" "), r"^the text is empty$"),
+        (lambda: det.check_many(["一段文字", 5]), r"^texts\[1\] is a int, not a str$"),
+        (lambda: det.add("d1", None), r"^the text of document 'd1' is a NoneType, not a str$"),
+    ):
+        with pytest.raises(InputError, match=message):
+            call()
+    assert len(det) == 0

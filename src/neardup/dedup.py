@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -283,11 +283,19 @@ def text_list(texts: Any) -> Sequence[str]:
             ) from None
     if all(type(t) is str for t in texts):
         return texts
-    bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
+    bad = first_non_string(texts)
     if bad is not None:
-        what = f"{texts[bad]!r}"[:60]
-        raise InputError(f"texts[{bad}] is a {type(texts[bad]).__name__}, not a str: {what}")
+        raise InputError(f"texts[{bad[0]}] {bad[1]}")
     return [str(t) for t in texts]  # subclasses (NumPy's str_) as plain strings
+
+
+def first_non_string(items: Iterable[Any]) -> tuple[int, str] | None:
+    """The position of the first item that is not a ``str`` and what it is instead (``is a
+    int, not a str: 5``); None when every item is one."""
+    for k, item in enumerate(items):
+        if not isinstance(item, str):
+            return k, f"is a {type(item).__name__}, not a str: {f'{item!r}'[:60]}"
+    return None
 
 
 def dedup_texts(

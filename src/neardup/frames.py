@@ -21,11 +21,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowcols import flags, numbers, strings
-from .dedup import DedupResult, dedup_texts
+from .dedup import DedupResult, dedup_texts, first_non_string
 from .errors import ConfigError, InputError, require
 from .methods import DEFAULT_METHOD
 from .pairs import METHODS
 
+_STRING_VIEW = pa.string_view() if hasattr(pa, "string_view") else None  # pyarrow >= 16
 ADDED_COLUMNS = ("cluster_id", "representative_id", "similarity", "method", "duplicate")
 
 
@@ -99,7 +100,7 @@ def dedup_frame(
     row number). A null text is an error naming its row: fill or drop it first.
     """
     kind = _kind(frame)
-    table = _to_arrow(frame, kind, [text] if id is None else [text, id])
+    table = _to_arrow(frame, kind, text, id)
     texts = _texts(table, text)
     ids = _ids(table, id)
     clash = sorted(set(ADDED_COLUMNS) & set(table.column_names))
@@ -133,10 +134,10 @@ def _kind(frame: Any) -> str:
     )
 
 
-def _to_arrow(frame: Any, kind: str, needed: list[str]) -> pa.Table:
-    """The frame as Arrow: the whole table for Arrow and polars (zero-copy), only the ``needed``
-    columns for pandas (the others never leave pandas, so a column Arrow cannot type — mixed
-    numbers and strings — is no obstacle)."""
+def _to_arrow(frame: Any, kind: str, text: str, id: str | None) -> pa.Table:
+    """The frame as Arrow: the whole table for Arrow and polars (zero-copy), only the text and
+    id columns for pandas (the others never leave pandas, so a column Arrow cannot type — mixed
+    numbers and strings — is no obstacle; in the text column it is an error naming the row)."""
     if kind == "arrow":
         return frame
     if kind == "pandas":
@@ -145,22 +146,32 @@ def _to_arrow(frame: Any, kind: str, needed: list[str]) -> pa.Table:
         for label in frame.columns:
             labels.setdefault(str(label), []).append(label)
         columns = {}
-        for name in dict.fromkeys(needed):
+        for name in dict.fromkeys([text] if id is None else [text, id]):
             if not isinstance(name, str):
                 raise ConfigError(f"name the column {name!r} as a string: {str(name)!r}")
             if len(labels.get(name, ())) > 1:
                 raise ConfigError(f"column {name!r} names {len(labels[name])} columns; rename them")
             if name in labels:
-                try:
-                    columns[name] = pa.array(frame[labels[name][0]], from_pandas=True)
-                except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as exc:
-                    raise ConfigError(
-                        f"column {name!r} cannot be read as one type: {exc}"
-                    ) from None
+                columns[name] = _pandas_column(frame[labels[name][0]], name, text=name == text)
         table = pa.table(columns)
         return _PandasColumns(table, [str(c) for c in frame.columns], len(frame))
     require("polars", extra="frames", purpose="dedup_frame on a polars DataFrame")
     return frame.to_arrow()
+
+
+def _pandas_column(series: Any, name: str, *, text: bool) -> pa.Array:
+    """A pandas column as Arrow; one Arrow cannot type is an error naming the column (the text
+    column's first item that is not a string by its row, as ``dedup_texts`` names it)."""
+    try:
+        return pa.array(series, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as exc:
+        bad = first_non_string(series) if text else None
+        if bad is not None:
+            raise InputError(
+                f"row {bad[0]} {bad[1]}; convert or drop such rows first",
+                source=f"column {name!r}",
+            ) from None
+        raise ConfigError(f"column {name!r} cannot be read as one type: {exc}") from None
 
 
 class _PandasColumns:
@@ -181,10 +192,26 @@ def _column(table: pa.Table, name: str, option: str) -> pa.ChunkedArray:
     return table.column(name)
 
 
+def _values(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``column`` as its values: a dictionary column (a pandas ``category``, a polars
+    ``Categorical``) decoded, as ``dedup_texts`` reads one; string views as large strings (the
+    kernels that find repeated ids take no views)."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if column.type == _STRING_VIEW:
+        column = column.cast(pa.large_string())
+    return column
+
+
+def _is_string(type_: pa.DataType) -> bool:
+    return pa.types.is_string(type_) or pa.types.is_large_string(type_)
+
+
 def _texts(table: pa.Table, name: str) -> list[str]:
-    column = _column(table, name, "text")
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        raise ConfigError(f"text column {name!r} holds {column.type}, not strings")
+    given = _column(table, name, "text")
+    column = _values(given)
+    if not _is_string(column.type):
+        raise ConfigError(f"text column {name!r} holds {given.type}, not strings")
     if column.null_count:
         first = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
         raise InputError(
@@ -204,10 +231,18 @@ def _texts(table: pa.Table, name: str) -> list[str]:
 
 
 def _ids(table: pa.Table, name: str | None) -> pa.Array:
-    """The id column: no null, no id twice (``representative_id`` must name one row)."""
+    """The id column: strings or integers, as ``neardup dedup`` reads ids (a float id has no
+    one value to name: NaN is not equal to itself, -0.0 is 0.0), a dictionary column decoded;
+    no null, no id twice (``representative_id`` must name one row)."""
     if name is None:
         return pa.array(np.arange(table.num_rows, dtype=np.int64))
-    ids = _column(table, name, "id").combine_chunks()
+    given = _column(table, name, "id")
+    ids = _values(given).combine_chunks()
+    if not (_is_string(ids.type) or pa.types.is_integer(ids.type)):
+        raise ConfigError(
+            f"id column {name!r} holds {given.type}; ids are strings or integers, as "
+            "`neardup dedup` reads them: cast the column to one, or leave id out (row numbers)"
+        )
     if ids.null_count:
         first = int(np.flatnonzero(ids.is_null().to_numpy(zero_copy_only=False))[0])
         raise InputError(

@@ -229,18 +229,11 @@ class Detector:
     def _item(self, doc_id: str, text: str) -> _Item:
         """A document the caller sent, checked before it is queued."""
         _check_id(doc_id)
-        if not isinstance(text, str):
-            raise InputError(f"the text of document {doc_id!r} is a {type(text).__name__}")
-        if not text.strip():  # as the service, the batch and dedup_texts refuse it
+        if not _encodable(doc_id):
             raise InputError(
-                f"the text of document {doc_id!r} is empty" if doc_id else "the text is empty"
+                f"the id of document {doc_id!r} is not valid Unicode (an unpaired surrogate)"
             )
-        for what, value in (("id", doc_id), ("text", text)):
-            if not _encodable(value):
-                raise InputError(
-                    f"the {what} of document {doc_id!r} is not valid Unicode (an unpaired "
-                    "surrogate)"
-                )
+        _check_text(text, f"the text of document {doc_id!r}")
         return _Item(doc_id, text)
 
     def _items(self, items: Sequence[tuple[str, str]]) -> list[_Item]:
@@ -331,13 +324,16 @@ class Detector:
 
     # -- public API ---------------------------------------------------------------------------
     def check(self, text: str) -> CheckResult:
+        _check_text(text, "the text")
         return self.check_many([text])[0]
 
     def check_many(self, texts: Sequence[str]) -> list[CheckResult]:
         """Each text's answer as :meth:`check` gives it (nothing is inserted, so the texts are
         not compared with each other); prepared in one call."""
         refuse_unordered(texts, "texts", "a list of strings")
-        prepared = self._prepare([self._item("", text) for text in texts])
+        for k, text in enumerate(texts):  # a text checked has no id to name: its position
+            _check_text(text, f"texts[{k}]")
+        prepared = self._prepare([_Item("", text) for text in texts])
         with self._lock:
             self._catch_up()
             many = getattr(self.index, "matches_many", None)
@@ -616,6 +612,17 @@ def _check_id(doc_id: Any) -> None:
         raise InputError(f"a document id must be a string, not {type(doc_id).__name__} {doc_id!r}")
     if "\x00" in doc_id:
         raise InputError(f"document id {doc_id!r} holds a NUL character; ids cannot")
+
+
+def _check_text(text: Any, name: str) -> None:
+    """A text is a string with something besides white space (as the service, the batch and
+    dedup_texts require) and valid Unicode; ``name`` says which text in the error."""
+    if not isinstance(text, str):
+        raise InputError(f"{name} is a {type(text).__name__}, not a str")
+    if not text.strip():
+        raise InputError(f"{name} is empty")
+    if not _encodable(text):
+        raise InputError(f"{name} is not valid Unicode (an unpaired surrogate)")
 
 
 def _pair(k: int, item: Any) -> tuple[Any, Any]:

@@ -15,6 +15,7 @@ import shutil
 import sys
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,15 @@ class DedupOptions:
             raise ConfigError(
                 f"input={self.input!r}: give a file, directory or pattern, or a list of them"
             ) from None
+        if not isinstance(self.output, (str, bytes, os.PathLike)):
+            raise ConfigError(
+                f"output={self.output!r}: name the directory for the run's outputs (a str or path)"
+            )
+        object.__setattr__(self, "output", os.fsdecode(self.output))
+        if not isinstance(self.options, Mapping):  # None too: typed without None, as keep is
+            raise ConfigError(
+                f"options={self.options!r}: give the method's options as a dict ({{}} for none)"
+            )
         for name, allowed in (
             ("keep", KEEP_RULES),
             ("clusters", CLUSTER_RULES),
