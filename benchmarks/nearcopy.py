@@ -495,6 +495,23 @@ def build_corpus(
     return [replace(r, id=f"{prefix}-{i:06d}") for i, r in enumerate(rows)]
 
 
+def sources_first(rows: Sequence[Row]) -> list[Row]:
+    """``rows`` with each original moved to the place of its cluster's first row, so that it
+    comes before its copies — the order of a feed or a crawl, where a copy follows what it
+    copies (:func:`build_corpus` shuffles originals and copies alike). The other rows keep
+    their order; ids are kept."""
+    first: dict[str, int] = {}
+    for k, r in enumerate(rows):
+        first.setdefault(r.cluster, k)
+
+    def place(k: int) -> tuple[int, bool]:  # an original just before its cluster's first row
+        original = rows[k].role == "original"
+        return (first[rows[k].cluster] if original else k, not original)
+
+    ranked = sorted(range(len(rows)), key=place)
+    return [rows[k] for k in ranked]
+
+
 # --- sources ----------------------------------------------------------------------------------
 
 

@@ -289,6 +289,20 @@ def test_labels_are_consistent(kind):
     assert counts == {"singleton": 8, "negative": 8}  # 20% each of 40 sources
 
 
+def test_sources_first_puts_each_original_before_its_copies_and_moves_nothing_else():
+    rows, _ = corpus("long", "heavy")
+    ordered = nearcopy.sources_first(rows)
+    assert sorted(r.id for r in ordered) == sorted(r.id for r in rows)  # a permutation
+    seen: set[str] = set()
+    for r in ordered:  # an original comes before every other row of its cluster
+        assert (r.role == "copy") <= (r.cluster in seen)
+        seen.add(r.cluster)
+    assert any(r.role == "copy" and r.cluster not in {x.cluster for x in rows[:k]}
+               for k, r in enumerate(rows))  # the generator's own order had a copy first  # fmt: skip
+    others = [r.id for r in rows if r.role not in ("original",)]
+    assert [r.id for r in ordered if r.role != "original"] == others  # the rest keep their order
+
+
 @pytest.mark.parametrize("kind", ["long", "short"])
 def test_every_edit_kind_occurs_in_a_corpus(kind):
     rows, _ = corpus(kind, "heavy", n_sources=80)
