@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import require
+from .metrics import none_predicted, step_curve
 
 COLORS = {"label_1": "#d62728", "label_0": "#1f77b4"}
 
@@ -25,33 +26,62 @@ def _svg(fig: Any) -> str:
     return text[text.index("<svg") :]
 
 
-def _curves(name: str, entry: dict) -> str:
+def _pyplot() -> Any:
+    """matplotlib's pyplot, drawing to no screen (extra ``neardup[eval]``)."""
+    matplotlib = require("matplotlib", extra="eval", purpose="the plots of neardup eval")
+    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    s = entry["sweep"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    for key, style in (("precision", "-"), ("recall", "--"), ("f1", "-")):
-        ax.plot(s["thresholds"], s[key], style, label=key, linewidth=2 if key == "f1" else 1.4)
-    best = entry["best_f1"]
+    return plt
+
+
+CURVE_STYLES = (("precision", "-", 1.4), ("recall", "--", 1.4), ("f1", "-", 2.0))
+MARKED_STEPS = 40  # up to this many sweep points, each is marked where its step is closed
+
+
+def curves_figure(name: str, entry: dict) -> Any:
+    """Precision, recall and F1 against the threshold, as the step functions they are
+    (:func:`~neardup.evaluate.metrics.step_curve`): the plot equals the sweep at every
+    threshold it shows. The default and the best-F1 thresholds are vertical lines named in a
+    legend beside the axes, where no label covers a curve."""
+    plt = _pyplot()
+    s, best, higher = entry["sweep"], entry["best_f1"], entry["higher_is_closer"]
+    default = entry["at_default_threshold"]
+    beyond = none_predicted(default["true_positives"] + default["false_negatives"])
+    marks = [*s["thresholds"], entry["threshold"]]
+    low, high = min(marks), max(marks)
+    pad = 0.04 * (high - low) if high > low else 0.5
+    fig, ax = plt.subplots(figsize=(8.4, 3.6))
+    n = len(s["thresholds"])
+    closed = list(range(1, 2 * n + 1, 2)) if higher else list(range(2, 2 * n + 2, 2))
+    for key, style, width in CURVE_STYLES:
+        x, y = step_curve(
+            s["thresholds"], s[key], higher_is_closer=higher, beyond=beyond[key],
+            low=low - pad, high=high + pad,
+        )  # fmt: skip
+        ax.plot(
+            x, y, style, label="F1" if key == "f1" else key, linewidth=width,
+            marker="o" if n <= MARKED_STEPS else None, markersize=3, markevery=closed,
+        )  # fmt: skip
+    ax.axvline(
+        entry["threshold"], color="black", linewidth=0.9, alpha=0.6,
+        label=f"default threshold {_threshold(entry['threshold'])}",
+    )  # fmt: skip
     if best["threshold"] is not None:
-        ax.axvline(best["threshold"], color="grey", linestyle=":", linewidth=1)
-        ax.annotate(
-            f"best F1 {best['f1']:.3f}",
-            (best["threshold"], best["f1"]),
-            textcoords="offset points",
-            xytext=(6, -14),
-            fontsize=9,
-        )
-    ax.axvline(entry["threshold"], color="black", linewidth=0.8, alpha=0.5)
+        ax.axvline(
+            best["threshold"], color="grey", linestyle=":", linewidth=1.2,
+            label=f"best F1 {best['f1']:.3f} at {_threshold(best['threshold'])}",
+        )  # fmt: skip
+    ax.set_xlim(low - pad, high + pad)
     ax.set_xlabel(
         f"threshold on {entry['measure']}"
-        + (" (duplicate when ≥)" if entry["higher_is_closer"] else " (duplicate when ≤)")
+        + (" (duplicate when ≥)" if higher else " (duplicate when ≤)")
     )
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"{name}: precision, recall, F1 against the threshold")
-    ax.legend(loc="best", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=9, borderaxespad=0)
     ax.grid(alpha=0.3)
-    return _svg(fig)
+    return fig
 
 
 def _distribution(name: str, entry: dict) -> str:
@@ -102,6 +132,12 @@ def _cluster_bars(results: dict) -> str:
     ax.legend(fontsize=8, ncols=4, loc="upper center", bbox_to_anchor=(0.5, -0.1))
     ax.grid(axis="y", alpha=0.3)
     return _svg(fig)
+
+
+def _threshold(value: float) -> str:
+    """A threshold as set or found: up to six significant digits (``3``, ``0.5``, ``1e-06``,
+    ``0.378161``), so that it reads as the value the sweep and the decision use."""
+    return f"{value:.6g}"
 
 
 def _table(headers: list[str], rows: list[list[Any]]) -> str:
@@ -186,7 +222,7 @@ def _pair_sections(results: dict[str, Any]) -> list[str]:
     for name, e in results.items():
         parts.append(f"<h2>{html.escape(name)}</h2>")
         if "sweep" in e:
-            parts.append(f"<figure class='plot'>{_curves(name, e)}</figure>")
+            parts.append(f"<figure class='plot'>{_svg(curves_figure(name, e))}</figure>")
         parts.append(f"<figure class='plot'>{_distribution(name, e)}</figure>")
     return parts
 
