@@ -323,3 +323,24 @@ def test_integer_ids_and_labels_beyond_64_bits_are_read_as_written(tmp_path):
         encoding="utf-8",
     )
     assert list(load_corpus(path).texts) == [str(big), str(big + 2)]
+
+
+def test_the_kind_is_told_by_the_field_names_given(tmp_path, capsys):
+    """--cluster-field was not used to tell the kind: records {id, text, group} with
+    --cluster-field group were 'cannot tell the kind of data' unless --kind clusters."""
+    rows = [
+        {"id": "a", "text": BASE[0], "group": 1},
+        {"id": "b", "text": BASE[0] + "。", "group": 1},
+        {"id": "c", "text": BASE[1], "group": 2},
+    ]
+    data = write_jsonl(tmp_path / "corpus.jsonl", rows)
+    out = tmp_path / "r"
+    args = ["eval", data, "--method", "ngram", "-o", str(out), "--quiet"]
+    assert main([*args, "--cluster-field", "group"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["kind"] == "clusters" and report["label_field"] == "group"
+    entry = report["results"]["ngram"]
+    assert entry["gold_clusters"] == 2 and entry["scores"]["gold_pairs"] == 1
+    assert main([*args, "--cluster-field", "topic"]) == 2  # a name the records lack: named
+    err = capsys.readouterr().err
+    assert "a clustered corpus needs id, text and topic" in err and "fields: group, id, text" in err

@@ -113,20 +113,28 @@ def _rows(
         yield item.number, item.fields
 
 
-def detect_kind(path: str | os.PathLike, *, on_error: str = "fail") -> str:
-    """``pairs`` or ``clusters`` from the first record's fields. A bad record before it is an
-    error naming it (``fail``) or passed over (``skip``: the loader counts it); a file with no
-    readable record is an error giving the first record's problem."""
+def detect_kind(
+    path: str | os.PathLike,
+    *,
+    on_error: str = "fail",
+    label_field: str = "label",
+    cluster_field: str = "cluster",
+) -> str:
+    """``pairs`` or ``clusters`` from the first record's fields, by the field names the run
+    reads (``cluster_field``; ``label_field`` is named when neither kind fits). A bad record
+    before it is an error naming it (``fail``) or passed over (``skip``: the loader counts it);
+    a file with no readable record is an error giving the first record's problem."""
     p = check_input(path)
     bad = _Problems(str(p), on_error)
     for number, row in _rows(p, bad, warn=False):  # the loader warns of a lost tail
         if {"text1", "text2"} <= set(row) or {"id1", "id2"} <= set(row):
             return "pairs"
-        if {"text", "cluster"} <= set(row):
+        if {"text", cluster_field} <= set(row):
             return "clusters"
         raise InputError(
-            "cannot tell the kind of data: pairs need text1, text2 and a label; a clustered "
-            f"corpus needs id, text and cluster (fields: {', '.join(sorted(map(str, row)))})",
+            f"cannot tell the kind of data: pairs need text1, text2 and {label_field}; a "
+            f"clustered corpus needs id, text and {cluster_field} (fields: "
+            f"{', '.join(sorted(map(str, row)))}); --kind says which it is",
             source=str(p),
             record=number,
         )

@@ -158,7 +158,9 @@ def evaluate_file(
     out = Path(output)
     if out.exists() and not out.is_dir():
         raise InputError("exists and is not a directory", source=str(out))
-    kind = kind or datasets.detect_kind(data_path, on_error=on_error)
+    kind = kind or datasets.detect_kind(
+        data_path, on_error=on_error, label_field=label_field, cluster_field=cluster_field
+    )
     t0 = time.perf_counter()
     if kind == "pairs":
         texts = datasets.load_corpus(corpus, on_error=on_error) if corpus else None
