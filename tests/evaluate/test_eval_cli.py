@@ -344,3 +344,27 @@ def test_the_kind_is_told_by_the_field_names_given(tmp_path, capsys):
     assert main([*args, "--cluster-field", "topic"]) == 2  # a name the records lack: named
     err = capsys.readouterr().err
     assert "a clustered corpus needs id, text and topic" in err and "fields: group, id, text" in err
+
+
+@pytest.mark.parametrize(
+    "kind, option, belongs",
+    [
+        ("clusters", ["--corpus", "/nonexistent.jsonl"], "labelled pairs"),
+        ("clusters", ["--label-field", "near_copy"], "labelled pairs"),
+        ("pairs", ["--cluster-field", "group"], "a clustered corpus"),
+    ],
+)
+def test_an_option_of_the_other_kind_of_data_is_refused(tmp_path, capsys, kind, option, belongs):
+    """Each ran to exit 0 without a word: the --corpus file was not even opened."""
+    rows = (
+        pairs_rows()
+        if kind == "pairs"
+        else [{"id": str(i), "text": t, "cluster": i} for i, t in enumerate(BASE)]
+    )
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    out = tmp_path / "r"
+    for forced in ([], ["--kind", kind]):
+        assert main(["eval", data, *option, *forced, "-o", str(out), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"{option[0]} is an option of {belongs}" in err and "data.jsonl" in err, err
+        assert "no such file" not in err and not out.exists()

@@ -31,10 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--method", choices=METHOD_NAMES, help=f"one method (default: {DEFAULT_METHOD})")
     g.add_argument("--methods", help="comma-separated methods, e.g. simhash,ngram,paragraph,auto")
     p.add_argument("--sweep", action="store_true", help="pairs: scores over every threshold")
-    p.add_argument("--label-field", default="label", help="pairs: the 0/1 label (default label)")
+    p.add_argument("--label-field", help="pairs: the 0/1 label (default label)")
     p.add_argument(
         "--cluster-field",
-        default="cluster",
         help='clusters: the gold label (default cluster), read like an id: 1, 1.0 and "1" '
         "are one cluster",
     )

@@ -131,6 +131,28 @@ def evaluate_clusters(
     return results
 
 
+KIND_OPTIONS = {"--label-field": "pairs", "--corpus": "pairs", "--cluster-field": "clusters"}
+KIND_NAMES = {
+    "pairs": "labelled pairs (text1, text2 or id1, id2, and a 0/1 label)",
+    "clusters": "a clustered corpus (id, text and a gold cluster)",
+}
+
+
+def _refuse_other_kind(data_path: str, kind: str, given: dict[str, Any], *, detected: bool) -> None:
+    """An option of the other kind of data would be ignored without a word (a ``--corpus``
+    file not even opened): an error naming the kind it belongs to."""
+    from ..errors import ConfigError
+
+    for option, value in given.items():
+        if value is None or KIND_OPTIONS[option] == kind:
+            continue
+        how = ", as its first record's fields tell (--kind to say otherwise)" if detected else ""
+        raise ConfigError(
+            f"{option} is an option of {KIND_NAMES[KIND_OPTIONS[option]]}, and {data_path} is "
+            f"{KIND_NAMES[kind]}{how}: leave {option} out"
+        )
+
+
 def evaluate_file(
     data_path: str,
     output: str,
@@ -138,8 +160,8 @@ def evaluate_file(
     methods: Sequence[str],
     options: dict[str, dict[str, Any]],
     kind: str | None = None,
-    label_field: str = "label",
-    cluster_field: str = "cluster",
+    label_field: str | None = None,
+    cluster_field: str | None = None,
     corpus: str | None = None,
     on_error: str = "fail",
     sweep: bool = False,
@@ -147,7 +169,9 @@ def evaluate_file(
 ) -> tuple[dict[str, Any], Path]:
     """Score ``methods`` on the labelled file ``data_path`` (pairs or a clustered corpus; ``kind``
     None: from its fields) and write ``output``/report.json and report.html; the report and the
-    HTML page's path."""
+    HTML page's path. ``label_field`` and ``corpus`` belong to pairs, ``cluster_field`` to a
+    clustered corpus: one given for the other kind is refused (None: not given; the fields
+    are then ``label`` and ``cluster``)."""
     from .. import __version__
     from ..config import FINGERPRINT_VERSION
     from ..errors import InputError
@@ -158,9 +182,14 @@ def evaluate_file(
     out = Path(output)
     if out.exists() and not out.is_dir():
         raise InputError("exists and is not a directory", source=str(out))
+    given = {"--label-field": label_field, "--cluster-field": cluster_field, "--corpus": corpus}
+    label_field = "label" if label_field is None else label_field
+    cluster_field = "cluster" if cluster_field is None else cluster_field
+    detected = kind is None
     kind = kind or datasets.detect_kind(
         data_path, on_error=on_error, label_field=label_field, cluster_field=cluster_field
     )
+    _refuse_other_kind(data_path, kind, given, detected=detected)
     t0 = time.perf_counter()
     if kind == "pairs":
         texts = datasets.load_corpus(corpus, on_error=on_error) if corpus else None
