@@ -368,3 +368,62 @@ def test_an_option_of_the_other_kind_of_data_is_refused(tmp_path, capsys, kind, 
         err = capsys.readouterr().err
         assert f"{option[0]} is an option of {belongs}" in err and "data.jsonl" in err, err
         assert "no such file" not in err and not out.exists()
+
+
+@pytest.mark.parametrize("bad_id", [None, [1, 2], True, 1.0])
+def test_ids_are_read_as_dedup_reads_them(tmp_path, capsys, bad_id):
+    """Null, list, boolean and float ids became text ("None", "[1, 2]", "True", "1.0") and were
+    taken; two null ids were 'id 'None' already used by record 1'. The oracle is neardup dedup
+    --id-field on the same file: its message for the record, its reader's skips by reason."""
+    from collections import Counter
+
+    from neardup.readers import RecordReader, Skipped
+
+    rows = [
+        {"id": bad_id, "text": BASE[0], "cluster": 1},
+        {"id": "a", "text": BASE[1], "cluster": 2},
+        {"id": bad_id, "text": BASE[2], "cluster": 3},
+        {"id": 7, "text": BASE[3], "cluster": 3},
+    ]
+    data = write_jsonl(tmp_path / "corpus.jsonl", rows)
+    assert main(["dedup", data, "--id-field", "id", "-o", str(tmp_path / "d")]) == 2
+    want = capsys.readouterr().err
+    assert "corpus.jsonl, record 1: " in want
+    out = tmp_path / "r"
+    assert main(["eval", data, "--method", "ngram", "-o", str(out), "--quiet"]) == 2
+    assert capsys.readouterr().err == want
+    reader = RecordReader(data, id_field="id", on_error="skip")
+    reasons = Counter(item.reason for item in reader if isinstance(item, Skipped))
+    assert sum(reasons.values()) == 2
+    args = ["eval", data, "--method", "ngram", "-o", str(out), "--quiet", "--on-error", "skip"]
+    assert main(args) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["skipped"] == dict(reasons) and report["records"] == 2
+
+
+def test_corpus_and_pair_ids_are_read_as_dedup_reads_them(tmp_path, capsys):
+    """A pair's "id1": "None" resolved to the corpus record whose id is null."""
+    corpus = write_jsonl(
+        tmp_path / "corpus.jsonl",
+        [{"id": None, "text": BASE[0]}, {"id": "b", "text": BASE[1]}, {"id": 3, "text": BASE[2]}],
+    )
+    pairs = write_jsonl(
+        tmp_path / "pairs.jsonl",
+        [
+            {"id1": "None", "id2": "b", "label": 0},
+            {"id1": "b", "id2": 3, "label": 1},
+            {"id1": "b", "id2": 3.0, "label": 1},
+        ],
+    )
+    out = tmp_path / "r"
+    args = ["eval", pairs, "--corpus", corpus, "--method", "ngram", "-o", str(out), "--quiet"]
+    assert main(args) == 2
+    assert "corpus.jsonl, record 1: id field 'id' is null" in capsys.readouterr().err
+    assert main([*args, "--on-error", "skip"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["records"] == 1  # "b" and the integer 3, read as "3"
+    assert report["skipped"] == {"corpus_missing_id": 1, "unknown_id": 1, "bad_id": 1}
+    one = write_jsonl(tmp_path / "one.jsonl", [{"id1": "b", "id2": 3.0, "label": 1}])
+    assert main(["eval", one, "--corpus", corpus, "-o", str(out), "--on-error", "skip"]) == 2
+    err = capsys.readouterr().err
+    assert "record 1: id field 'id2' is float, not a string or integer" in err

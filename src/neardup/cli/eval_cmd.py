@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--label-field", help="pairs: the 0/1 label (default label)")
     p.add_argument(
         "--cluster-field",
-        help='clusters: the gold label (default cluster), read like an id: 1, 1.0 and "1" '
+        help='clusters: the gold label (default cluster), a string or number: 1, 1.0 and "1" '
         "are one cluster",
     )
     p.add_argument("--corpus", help="pairs given by id1/id2: the corpus (id, text) they refer to")
