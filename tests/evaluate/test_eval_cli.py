@@ -427,3 +427,13 @@ def test_corpus_and_pair_ids_are_read_as_dedup_reads_them(tmp_path, capsys):
     assert main(["eval", one, "--corpus", corpus, "-o", str(out), "--on-error", "skip"]) == 2
     err = capsys.readouterr().err
     assert "record 1: id field 'id2' is float, not a string or integer" in err
+
+
+def test_a_pairs_own_id_is_not_read(tmp_path):
+    """docs/evaluation.md: a repeated id is an error for documents (a clustered corpus, the
+    --corpus file); a pair's own id, which eval does not use, is not checked (pinned here)."""
+    rows = [{**r, "id": "p1" if i % 2 else None} for i, r in enumerate(pairs_rows())]
+    data = write_jsonl(tmp_path / "pairs.jsonl", rows)
+    out = tmp_path / "r"
+    assert main(["eval", data, "--method", "ngram", "-o", str(out), "--quiet"]) == 0
+    assert json.loads((out / "report.json").read_text())["records"] == len(rows)

@@ -7,7 +7,8 @@ Formats: JSON Lines (also ``.gz``/``.zst``), CSV or TSV (the readers of :mod:`ne
   duplicates of each other; a singleton has a cluster of its own).
 
 The kind is detected from the first record's fields (or given). A record with a missing field,
-a text that is not a non-empty string, a label that is not 0/1, or a repeated id is an
+a text that is not a non-empty string, a label that is not 0/1, or a repeated document id
+(a clustered corpus's, a corpus's; a pair's own ``id`` is not read) is an
 :class:`~neardup.errors.InputError` naming the file and record — or, with ``on_error="skip"``,
 skipped and counted by reason. Files are read by :class:`neardup.readers.RecordReader`, so a bad
 record is what ``neardup dedup`` calls bad (``invalid_utf8``, ``unclosed_quote``, the lost tail
