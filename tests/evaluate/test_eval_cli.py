@@ -437,3 +437,27 @@ def test_a_pairs_own_id_is_not_read(tmp_path):
     out = tmp_path / "r"
     assert main(["eval", data, "--method", "ngram", "-o", str(out), "--quiet"]) == 0
     assert json.loads((out / "report.json").read_text())["records"] == len(rows)
+
+
+def test_files_eval_did_not_write_are_not_replaced(tmp_path, capsys):
+    """eval -o DIR overwrote the report.html `neardup dedup --report` wrote there (then `neardup
+    report DIR` failed: 'not a report neardup wrote'), and any report.json of the user's."""
+    docs = write_jsonl(tmp_path / "docs.jsonl", [{"id": i, "text": t} for i, t in enumerate(BASE)])
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", pairs_rows())
+    out = tmp_path / "out"
+    assert main(["dedup", docs, "-o", str(out), "--report", "--quiet"]) == 0
+    page = (out / "report.html").read_bytes()
+    args = ["eval", pairs, "--method", "ngram", "--quiet", "-o"]
+    assert main([*args, str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "report.html was not written by neardup eval" in err and "move it" in err
+    assert (out / "report.html").read_bytes() == page and not (out / "report.json").exists()
+    assert main(["report", str(out)]) == 0  # dedup's report is still dedup's
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "report.json").write_text('{"my": "numbers"}\n')
+    assert main([*args, str(mine)]) == 2
+    assert "report.json was not written by neardup eval" in capsys.readouterr().err
+    assert (mine / "report.json").read_text() == '{"my": "numbers"}\n'
+    again = tmp_path / "again"  # an earlier eval's report is replaced
+    assert main([*args, str(again)]) == 0 and main([*args, str(again)]) == 0

@@ -11,9 +11,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import require
+from ..pipeline.outputs import refuse_output
+from ..report.page import starts_with
 from .metrics import none_predicted, step_curve
 
 COLORS = {"label_1": "#d62728", "label_0": "#1f77b4"}
+JSON, HTML = "report.json", "report.html"
+HEAD = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>neardup eval report"
 
 
 def _svg(fig: Any) -> str:
@@ -200,8 +204,7 @@ def render_html(report: dict[str, Any]) -> str:
         "'plots: '+document.querySelectorAll('figure.plot svg').length;</script>"
     )
     return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>neardup eval report</title><style>{STYLE}</style></head><body>"
+        f"{HEAD}</title><style>{STYLE}</style></head><body>"
         + "".join(parts)
         + script
         + "</body></html>"
@@ -242,9 +245,39 @@ def _cluster_sections(results: dict[str, Any]) -> list[str]:
     ]
 
 
+def is_eval_page(path: Path) -> bool:
+    """Whether the file at ``path`` is a page :func:`render_html` made (its first bytes tell)."""
+    return starts_with(path, (HEAD.encode(),))
+
+
+def is_eval_json(path: Path) -> bool:
+    """Whether the file at ``path`` is a ``report.json`` that ``neardup eval`` wrote."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and {"neardup_version", "kind", "results"} <= set(data)
+
+
+def refuse_foreign_files(out_dir: Path) -> None:
+    """An eval replaces the report of an earlier eval into ``out_dir`` and nothing else: a
+    ``report.html`` or ``report.json`` there that eval did not write (``neardup dedup
+    --report``'s page, a file of the user's) would be lost, so it is refused, naming it, as
+    ``neardup dedup`` refuses to replace a file it did not write."""
+    for name, ours in ((HTML, is_eval_page), (JSON, is_eval_json)):
+        target = out_dir / name
+        if target.is_symlink() or (target.exists() and not ours(target)):
+            refuse_output(
+                out_dir, f"{name} was not written by neardup eval, and this run would replace it"
+            )
+
+
 def write_report(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    """Write ``report.json`` and ``report.html`` into ``out_dir`` (created if missing),
+    replacing only an earlier eval's (:func:`refuse_foreign_files`)."""
+    refuse_foreign_files(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    json_path, html_path = out_dir / "report.json", out_dir / "report.html"
+    json_path, html_path = out_dir / JSON, out_dir / HTML
     json_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     html_path.write_text(render_html(report), encoding="utf-8")
     return json_path, html_path

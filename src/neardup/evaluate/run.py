@@ -177,11 +177,12 @@ def evaluate_file(
     from ..errors import InputError
     from . import datasets
     from .metrics import CONVENTIONS
-    from .report import write_report
+    from .report import refuse_foreign_files, write_report
 
     out = Path(output)
     if out.exists() and not out.is_dir():
         raise InputError("exists and is not a directory", source=str(out))
+    refuse_foreign_files(out)  # before the work, as at the write
     given = {"--label-field": label_field, "--cluster-field": cluster_field, "--corpus": corpus}
     label_field = "label" if label_field is None else label_field
     cluster_field = "cluster" if cluster_field is None else cluster_field
