@@ -193,6 +193,7 @@ def render_html(report: dict[str, Any]) -> str:
     parts += _pair_sections(results) if report["kind"] == "pairs" else _cluster_sections(results)
     parameters = {n: e["parameters"] for n, e in results.items()}
     parts.append("<h2>Conventions</h2><p>" + html.escape(report["conventions"]) + "</p>")
+    parts.append("<h2>What the time covers</h2><p>" + html.escape(report["timing"]) + "</p>")
     parts.append(
         "<h2>Parameters</h2><pre>"
         + html.escape(json.dumps(parameters, indent=2, ensure_ascii=False))
