@@ -112,3 +112,77 @@ def test_threshold_lines_are_named_and_no_label_covers_the_curves():
     renderer = fig.canvas.get_renderer()
     box, area = ax.get_legend().get_window_extent(renderer), ax.get_window_extent(renderer)
     assert box.x0 >= area.x1
+
+
+def table_cells(page):
+    """The rows of the first HTML table in ``page``, as header -> cell text."""
+    from html.parser import HTMLParser
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.cell = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.cell = ""
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th"):
+                self.rows[-1].append(self.cell)
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell += data
+
+    parser = Cells()
+    parser.feed(page)
+    head, *rows = parser.rows
+    return [dict(zip(head, row, strict=True)) for row in rows]
+
+
+def page_of(kind, results):
+    """``report.html`` of a report holding ``results``."""
+    from neardup.evaluate.report import render_html
+
+    for entry in results.values():
+        entry.setdefault("parameters", {})
+    report = {"input": "/data/x.jsonl", "kind": kind, "records": 10, "skipped": {},
+              "neardup_version": "0", "sha256": "0" * 64, "conventions": "", "timing": "",
+              "results": results}  # fmt: skip
+    return render_html(report)
+
+
+def test_numbers_are_written_as_what_they_are():
+    """pairs/s below 100 read "54.700" (as 54,700 beside "3,882"); Hamming thresholds "3.000"."""
+    scores, labels = [0, 1, 3, 3, 11, 20], [1, 1, 0, 1, 1, 0]
+    pairs = {
+        "simhash": entry_of(scores, labels, threshold=3.0, higher=False, measure="hamming"),
+        "ngram": entry_of([0.1, 0.378161, 0.9], [0, 1, 1], threshold=0.5, higher=True),
+        "auto": entry_of([0.0, 0.5], [1, 0], threshold=1e-06, higher=True),
+    }
+    for name, rate in (("simhash", 54.7), ("ngram", 3882.4), ("auto", 7.25)):
+        pairs[name]["pairs_per_second"] = rate
+    rows = {r["method"]: r for r in table_cells(page_of("pairs", pairs))}
+    assert [rows[m]["pairs/s"] for m in pairs] == ["54.7", "3,882", "7.25"]
+    assert [rows[m]["threshold"] for m in pairs] == ["3", "0.5", "1e-06"]
+    assert rows["simhash"]["at threshold"] == f"{pairs['simhash']['best_f1']['threshold']:g}"
+    assert rows["ngram"]["at threshold"] == "0.378161"
+    for name, entry in pairs.items():  # every figure reads back as its value
+        rate = float(rows[name]["pairs/s"].replace(",", ""))
+        assert rate == pytest.approx(entry["pairs_per_second"], rel=0.01)
+        assert float(rows[name]["F1"]) == pytest.approx(
+            entry["at_default_threshold"]["f1"], abs=5e-4
+        )
+    s = {"precision": 1.0, "recall": 0.5, "f1": 2 / 3, "adjusted_rand_index": -0.05,
+         "removed_correctly_share": 1.0}  # fmt: skip
+    clusters = {
+        "auto": {"scores": s, "predicted_clusters": 12345, "gold_clusters": 999,
+                 "documents_per_second": 42.42},
+    }  # fmt: skip
+    (row,) = table_cells(page_of("clusters", clusters))
+    assert (row["clusters"], row["gold clusters"], row["docs/s"]) == ("12,345", "999", "42.4")
+    assert (row["F1"], row["ARI"]) == ("0.667", "-0.050")

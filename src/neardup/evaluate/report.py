@@ -138,22 +138,36 @@ def _cluster_bars(results: dict) -> str:
     return _svg(fig)
 
 
-def _threshold(value: float) -> str:
-    """A threshold as set or found: up to six significant digits (``3``, ``0.5``, ``1e-06``,
-    ``0.378161``), so that it reads as the value the sweep and the decision use."""
-    return f"{value:.6g}"
+def _threshold(value: float | None) -> str:
+    """A threshold as set or found: up to six significant digits, so that it reads as the
+    value the sweep and the decision use (``3`` for a Hamming distance, ``0.5``, ``1e-06``,
+    ``0.378161``); — for none."""
+    return "—" if value is None else f"{value:.6g}"
 
 
-def _table(headers: list[str], rows: list[list[Any]]) -> str:
-    def cell(v: Any) -> str:
-        if isinstance(v, float):  # a tiny threshold (auto's 1e-06) is not shown as 0.000
-            if 0 < abs(v) < 0.001:
-                return f"{v:.3g}"
-            return f"{v:.3f}" if abs(v) < 100 else f"{v:,.0f}"
-        return html.escape(str(v))
+def _score(value: float | None) -> str:
+    """A precision, recall, F1, accuracy, ARI or share: three decimals; — for none."""
+    return "—" if value is None else f"{value:.3f}"
 
+
+def _rate(value: float | None) -> str:
+    """Pairs or documents per second: whole, with thousands separators, from 100 up, and
+    three significant digits below (``54.7``: ``54.700`` read as 54,700 beside ``3,882``)."""
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _count(value: int) -> str:
+    return f"{value:,}"
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    """An HTML table of cells already written as text (:func:`_score`, :func:`_rate` ...)."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in r) + "</tr>" for r in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -212,17 +226,37 @@ def render_html(report: dict[str, Any]) -> str:
     )
 
 
-def _pair_sections(results: dict[str, Any]) -> list[str]:
-    """Labelled pairs: the methods side by side, then each method's curves and distribution."""
+def pair_table(results: dict[str, Any]) -> str:
+    """The methods side by side on labelled pairs, each number written as what it is."""
     rows = []
     for name, e in results.items():
         d, best = e["at_default_threshold"], e.get("best_f1", {})
         rows.append(
-            [name, e["measure"], e["threshold"], d["precision"], d["recall"], d["f1"],
-             d["accuracy"], best.get("f1", "—"), best.get("threshold", "—"),
-             e["pairs_per_second"]]
+            [name, e["measure"], _threshold(e["threshold"]), _score(d["precision"]),
+             _score(d["recall"]), _score(d["f1"]), _score(d["accuracy"]),
+             _score(best.get("f1")), _threshold(best.get("threshold")),
+             _rate(e["pairs_per_second"])]
         )  # fmt: skip
-    parts = ["<h2>Methods side by side</h2>", _table(list(PAIR_COLUMNS), rows)]
+    return _table(list(PAIR_COLUMNS), rows)
+
+
+def cluster_table(results: dict[str, Any]) -> str:
+    """The methods side by side on a clustered corpus, each number written as what it is."""
+    rows = []
+    for name, e in results.items():
+        s = e["scores"]
+        rows.append(
+            [name, _score(s["precision"]), _score(s["recall"]), _score(s["f1"]),
+             _score(s["adjusted_rand_index"]), _score(s["removed_correctly_share"]),
+             _count(e["predicted_clusters"]), _count(e["gold_clusters"]),
+             _rate(e["documents_per_second"])]
+        )  # fmt: skip
+    return _table(list(CLUSTER_COLUMNS), rows)
+
+
+def _pair_sections(results: dict[str, Any]) -> list[str]:
+    """Labelled pairs: the methods side by side, then each method's curves and distribution."""
+    parts = ["<h2>Methods side by side</h2>", pair_table(results)]
     for name, e in results.items():
         parts.append(f"<h2>{html.escape(name)}</h2>")
         if "sweep" in e:
@@ -233,15 +267,9 @@ def _pair_sections(results: dict[str, Any]) -> list[str]:
 
 def _cluster_sections(results: dict[str, Any]) -> list[str]:
     """A clustered corpus: the methods side by side and their cluster scores as bars."""
-    rows = [
-        [n, e["scores"]["precision"], e["scores"]["recall"], e["scores"]["f1"],
-         e["scores"]["adjusted_rand_index"], e["scores"]["removed_correctly_share"],
-         e["predicted_clusters"], e["gold_clusters"], e["documents_per_second"]]
-        for n, e in results.items()
-    ]  # fmt: skip
     return [
         "<h2>Methods side by side</h2>",
-        _table(list(CLUSTER_COLUMNS), rows),
+        cluster_table(results),
         f"<figure class='plot'>{_cluster_bars(results)}</figure>",
     ]
 
