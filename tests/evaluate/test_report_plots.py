@@ -186,3 +186,31 @@ def test_numbers_are_written_as_what_they_are():
     (row,) = table_cells(page_of("clusters", clusters))
     assert (row["clusters"], row["gold clusters"], row["docs/s"]) == ("12,345", "999", "42.4")
     assert (row["F1"], row["ARI"]) == ("0.667", "-0.050")
+
+
+def test_integer_measures_have_one_bin_per_integer(monkeypatch):
+    """Hamming distances were cut into 30 bins of width 1.2 over 0..36: some bins held two
+    distances (false spikes)."""
+    import neardup.evaluate.report as report
+
+    figures = []
+    monkeypatch.setattr(report, "_svg", lambda fig: figures.append(fig) or "<svg></svg>")
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, 37, 300).astype(float).tolist()
+    labels = (rng.random(300) < 0.4).tolist()
+    entry = entry_of(scores, labels, threshold=3.0, higher=False, measure="hamming")
+    page_of("pairs", {"simhash": {**entry, "pairs_per_second": 1.0}})
+    (fig,) = [f for f in figures if f._suptitle and "by label" in f._suptitle.get_text()]
+    for ax in fig.axes:  # all pairs, short texts: every pair here
+        bars = 0
+        for container in ax.containers:
+            label = container.patches[0].get_label().startswith("duplicate")  # hist's label
+            for bar in container:
+                centre = bar.get_x() + bar.get_width() / 2
+                assert bar.get_width() == pytest.approx(1.0) and centre == round(centre)
+                want = sum(
+                    s == round(centre) and g == label for s, g in zip(scores, labels, strict=True)
+                )
+                assert bar.get_height() == want
+                bars += bar.get_height()
+        assert bars == len(scores)

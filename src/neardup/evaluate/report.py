@@ -88,6 +88,21 @@ def curves_figure(name: str, entry: dict) -> Any:
     return fig
 
 
+INTEGER_MEASURES = frozenset({"hamming"})  # measures whose values are whole numbers
+HISTOGRAM_BINS = 30
+
+
+def _bins(values: np.ndarray, *, integer: bool) -> np.ndarray | int:
+    """Histogram bin edges: one bin per whole number for an ``integer`` measure (30 bins over
+    its range would put two values in some bins, spikes no data has), else 30 over the range."""
+    if not len(values):
+        return HISTOGRAM_BINS
+    low, high = float(values.min()), float(values.max())
+    if integer:
+        return np.arange(np.floor(low) - 0.5, np.ceil(high) + 1.0)
+    return np.linspace(low, high, HISTOGRAM_BINS + 1) if low < high else HISTOGRAM_BINS
+
+
 def _distribution(name: str, entry: dict) -> str:
     import matplotlib.pyplot as plt
 
@@ -98,12 +113,7 @@ def _distribution(name: str, entry: dict) -> str:
     groups = [("all pairs", np.ones(len(scores), bool))]
     groups += [(f"{c} texts", classes == c) for c in ("short", "long") if (classes == c).any()]
     fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.2), squeeze=False)
-    finite = scores[~np.isnan(scores)]
-    bins = (
-        np.linspace(finite.min(), finite.max(), 31)
-        if len(finite) and finite.min() < finite.max()
-        else 10
-    )
+    bins = _bins(scores[~np.isnan(scores)], integer=entry["measure"] in INTEGER_MEASURES)
     for ax, (title, mask) in zip(axes[0], groups, strict=True):
         for lab, key, text in ((True, "label_1", "duplicate (1)"), (False, "label_0", "not (0)")):
             vals = scores[mask & (labels == lab) & ~np.isnan(scores)]
