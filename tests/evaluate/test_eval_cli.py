@@ -505,3 +505,29 @@ def test_speed_is_timed_after_a_warm_up(tmp_path, monkeypatch):
     assert main(["eval", corpus, "--method", "ngram", "-o", str(out), "--quiet"]) == 0
     entry = json.loads((out / "report.json").read_text())["results"]["ngram"]
     assert len(calls) == 2 and entry["seconds"]["warm_up"] >= COMPILE > entry["seconds"]["total"]
+
+
+def test_auto_is_scored_as_the_docs_say(tmp_path):
+    """docs/evaluation.md said auto is scored by character-3-gram Jaccard; it is scored by its
+    copy verdict: the copy rule's similarity for a copy, 0 for any other pair (compare is the
+    oracle), as its table note said."""
+    from pathlib import Path
+
+    from neardup.methods import create
+
+    year = "年全国规模以上工业增加值同比增长百分之五点六，高于市场预期"
+    rows = [*pairs_rows(), {"text1": "2023" + year, "text2": "2024" + year, "label": 0}]
+    data = write_jsonl(tmp_path / "pairs.jsonl", rows)
+    out = tmp_path / "r"
+    assert main(["eval", data, "--method", "auto", "-o", str(out), "--quiet"]) == 0
+    scores = json.loads((out / "report.json").read_text())["results"]["auto"]["scores"]["all"]
+    auto = create("auto")
+    verdicts = [auto.compare(r["text1"], r["text2"]) for r in rows]
+    want = [v["similarity"] if v["duplicate"] else 0.0 for v in verdicts]
+    assert scores == pytest.approx(want, abs=1e-6)
+    shared = [jaccard(r["text1"], r["text2"]) for r in rows]
+    assert scores[-1] == 0.0 and shared[-1] > 0.8  # another year: no copy, however much shared
+    page = (Path(__file__).parents[2] / "docs" / "evaluation.md").read_text(encoding="utf-8")
+    measured = page[page.index("## What is measured") : page.index("## The report")]
+    assert "Jaccard for `ngram` and `auto`" not in measured
+    assert "for `auto` its copy verdict" in measured and "0 for any other pair" in measured
