@@ -531,3 +531,22 @@ def test_auto_is_scored_as_the_docs_say(tmp_path):
     measured = page[page.index("## What is measured") : page.index("## The report")]
     assert "Jaccard for `ngram` and `auto`" not in measured
     assert "for `auto` its copy verdict" in measured and "0 for any other pair" in measured
+
+
+def test_a_missing_matplotlib_is_said_before_the_work(tmp_path, capsys, monkeypatch):
+    """Without matplotlib eval scored every method, wrote report.json, then failed."""
+    import sys
+
+    import neardup.evaluate.run
+
+    def never(*args, **kwargs):
+        raise AssertionError("a method was built: the evaluation started")
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails
+    monkeypatch.setattr(neardup.evaluate.run, "create", never)
+    data = write_jsonl(tmp_path / "pairs.jsonl", pairs_rows())
+    out = tmp_path / "r"
+    assert main(["eval", data, "--method", "ngram", "-o", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "needs the optional package 'matplotlib'" in err and "neardup[eval]" in err
+    assert "Traceback" not in err and not out.exists()

@@ -30,10 +30,15 @@ def _svg(fig: Any) -> str:
     return text[text.index("<svg") :]
 
 
+def require_plots() -> Any:
+    """matplotlib, which the report's plots need (extra ``neardup[eval]``), or an error naming
+    the extra: asked before an evaluation starts, so that no run ends without its report."""
+    return require("matplotlib", extra="eval", purpose="neardup eval's report (its plots)")
+
+
 def _pyplot() -> Any:
-    """matplotlib's pyplot, drawing to no screen (extra ``neardup[eval]``)."""
-    matplotlib = require("matplotlib", extra="eval", purpose="the plots of neardup eval")
-    matplotlib.use("Agg")
+    """matplotlib's pyplot, drawing to no screen (:func:`require_plots`)."""
+    require_plots().use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
@@ -104,7 +109,7 @@ def _bins(values: np.ndarray, *, integer: bool) -> np.ndarray | int:
 
 
 def _distribution(name: str, entry: dict) -> str:
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     sc = entry["scores"]
     scores = np.asarray(sc["all"], np.float64)
@@ -131,7 +136,7 @@ def _distribution(name: str, entry: dict) -> str:
 
 
 def _cluster_bars(results: dict) -> str:
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     names = list(results)
     keys = ("precision", "recall", "f1", "adjusted_rand_index")
@@ -202,10 +207,7 @@ CLUSTER_COLUMNS = (
 
 def render_html(report: dict[str, Any]) -> str:
     """The report page: tables, plots, parameters; no external resources."""
-    require("matplotlib", extra="eval", purpose="the plots of neardup eval")
-    import matplotlib
-
-    matplotlib.use("Agg")
+    _pyplot()
     results = report["results"]
     source = Path(report["input"])
     parts = [f"<h1>neardup eval — {html.escape(source.parent.name + '/' + source.name)}</h1>"]

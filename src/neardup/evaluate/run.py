@@ -232,8 +232,9 @@ def evaluate_file(
     from ..errors import InputError
     from . import datasets
     from .metrics import CONVENTIONS
-    from .report import refuse_foreign_files, write_report
+    from .report import refuse_foreign_files, require_plots, write_report
 
+    require_plots()  # the report needs it: asked before the work, not after
     out = Path(output)
     if out.exists() and not out.is_dir():
         raise InputError("exists and is not a directory", source=str(out))
