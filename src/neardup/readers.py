@@ -221,28 +221,9 @@ def check_row(
     ``line``: the JSON line the row was parsed from, where an integer id beyond 64 bits is read
     again as written (orjson gives it as a rounded float).
     """
-    if id_field is not None and type(row.get(id_field)) is float and line is not None:
-        row = exact_integers(row, line)
-    doc_id = str(number) if id_field is None else row.get(id_field)
-    if doc_id is None:
-        if id_field in row:  # JSON null, or a Parquet null
-            return Skipped(number, None, "missing_id", f"id field {id_field!r} is null")
-        fields = ", ".join(sorted(map(str, row))[:10])
-        return Skipped(number, None, "missing_id", f"no id field {id_field!r} (fields: {fields})")
-    if not isinstance(doc_id, str):
-        if isinstance(doc_id, bool) or not isinstance(doc_id, int):
-            return Skipped(
-                number,
-                None,
-                "bad_id",
-                f"id field {id_field!r} is {type(doc_id).__name__}, not a string or integer",
-            )
-        doc_id = str(doc_id)
-    if SURROGATE.search(doc_id):
-        bad = escape_undecodable(doc_id)
-        return Skipped(number, bad, "invalid_utf8", f"id {bad!r} is not valid UTF-8")
-    if "\x00" in doc_id:  # PostgreSQL's text cannot hold one: no store, no output takes it
-        return Skipped(number, None, "bad_id", f"id {doc_id!r} holds a NUL character")
+    doc_id = str(number) if id_field is None else read_id(number, row, id_field, line=line)
+    if isinstance(doc_id, Skipped):
+        return doc_id
     if text_field not in row:
         fields = ", ".join(sorted(map(str, row)))[:200]
         return Skipped(
@@ -264,6 +245,39 @@ def check_row(
     if not text.strip():
         return Skipped(number, doc_id, "empty_text", "the text is empty")
     return Record(number, doc_id, text, raw)
+
+
+def read_id(
+    number: int, row: dict[str, Any], id_field: str, *, line: bytes | None = None
+) -> str | Skipped:
+    """The id in field ``id_field`` of the parsed ``row``, as every reader takes one: a string,
+    or an integer as its decimal text (beyond 64 bits as written in ``line``, the JSON line of
+    the row); else a :class:`Skipped` saying why it is no id — missing or null
+    (``missing_id``), of another type (a float, a boolean, a list: ``bad_id``), holding a NUL
+    (``bad_id``) or not valid UTF-8 (``invalid_utf8``)."""
+    if type(row.get(id_field)) is float and line is not None:
+        row = exact_integers(row, line)
+    doc_id = row.get(id_field)
+    if doc_id is None:
+        if id_field in row:  # JSON null, or a Parquet null
+            return Skipped(number, None, "missing_id", f"id field {id_field!r} is null")
+        fields = ", ".join(sorted(map(str, row))[:10])
+        return Skipped(number, None, "missing_id", f"no id field {id_field!r} (fields: {fields})")
+    if not isinstance(doc_id, str):
+        if isinstance(doc_id, bool) or not isinstance(doc_id, int):
+            return Skipped(
+                number,
+                None,
+                "bad_id",
+                f"id field {id_field!r} is {type(doc_id).__name__}, not a string or integer",
+            )
+        doc_id = str(doc_id)
+    if SURROGATE.search(doc_id):
+        bad = escape_undecodable(doc_id)
+        return Skipped(number, bad, "invalid_utf8", f"id {bad!r} is not valid UTF-8")
+    if "\x00" in doc_id:  # PostgreSQL's text cannot hold one: no store, no output takes it
+        return Skipped(number, None, "bad_id", f"id {doc_id!r} holds a NUL character")
+    return doc_id
 
 
 def _standard_json(line: bytes) -> dict[str, Any] | None:

@@ -31,11 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--method", choices=METHOD_NAMES, help=f"one method (default: {DEFAULT_METHOD})")
     g.add_argument("--methods", help="comma-separated methods, e.g. simhash,ngram,paragraph,auto")
     p.add_argument("--sweep", action="store_true", help="pairs: scores over every threshold")
-    p.add_argument("--label-field", default="label", help="pairs: the 0/1 label (default label)")
+    p.add_argument("--label-field", help="pairs: the 0/1 label (default label)")
     p.add_argument(
         "--cluster-field",
-        default="cluster",
-        help='clusters: the gold label (default cluster), read like an id: 1, 1.0 and "1" '
+        help='clusters: the gold label (default cluster), a string or number: 1, 1.0 and "1" '
         "are one cluster",
     )
     p.add_argument("--corpus", help="pairs given by id1/id2: the corpus (id, text) they refer to")

@@ -7,13 +7,17 @@ Formats: JSON Lines (also ``.gz``/``.zst``), CSV or TSV (the readers of :mod:`ne
   duplicates of each other; a singleton has a cluster of its own).
 
 The kind is detected from the first record's fields (or given). A record with a missing field,
-a text that is not a non-empty string, a label that is not 0/1, or a repeated id is an
+a text that is not a non-empty string, a label that is not 0/1, or a repeated document id
+(a clustered corpus's, a corpus's; a pair's own ``id`` is not read) is an
 :class:`~neardup.errors.InputError` naming the file and record — or, with ``on_error="skip"``,
 skipped and counted by reason. Files are read by :class:`neardup.readers.RecordReader`, so a bad
 record is what ``neardup dedup`` calls bad (``invalid_utf8``, ``unclosed_quote``, the lost tail
 of a truncated or corrupt ``.gz``/``.zst``), and a file that cannot be read at all is an error
-naming it. A cluster label is read like an id: an integral number is the integer (``1.0`` is
-``1``), then the label is compared as text, so ``1``, ``1.0`` and ``"1"`` are one cluster.
+naming it. An id (``id``, ``id1``, ``id2``) is read as ``neardup dedup --id-field`` reads one
+(:func:`neardup.readers.read_id`: a string or an integer; null, a float, a boolean or a list is
+a bad record). A cluster label is a string or a number: an integral number is the integer
+(``1.0`` is ``1``), then the label is compared as text, so ``1``, ``1.0`` and ``"1"`` are one
+cluster.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from ..readers import (
     check_input,
     escape_undecodable,
     exact_integers,
+    read_id,
     split_suffix,
 )
 
@@ -113,20 +118,28 @@ def _rows(
         yield item.number, item.fields
 
 
-def detect_kind(path: str | os.PathLike, *, on_error: str = "fail") -> str:
-    """``pairs`` or ``clusters`` from the first record's fields. A bad record before it is an
-    error naming it (``fail``) or passed over (``skip``: the loader counts it); a file with no
-    readable record is an error giving the first record's problem."""
+def detect_kind(
+    path: str | os.PathLike,
+    *,
+    on_error: str = "fail",
+    label_field: str = "label",
+    cluster_field: str = "cluster",
+) -> str:
+    """``pairs`` or ``clusters`` from the first record's fields, by the field names the run
+    reads (``cluster_field``; ``label_field`` is named when neither kind fits). A bad record
+    before it is an error naming it (``fail``) or passed over (``skip``: the loader counts it);
+    a file with no readable record is an error giving the first record's problem."""
     p = check_input(path)
     bad = _Problems(str(p), on_error)
     for number, row in _rows(p, bad, warn=False):  # the loader warns of a lost tail
         if {"text1", "text2"} <= set(row) or {"id1", "id2"} <= set(row):
             return "pairs"
-        if {"text", "cluster"} <= set(row):
+        if {"text", cluster_field} <= set(row):
             return "clusters"
         raise InputError(
-            "cannot tell the kind of data: pairs need text1, text2 and a label; a clustered "
-            f"corpus needs id, text and cluster (fields: {', '.join(sorted(map(str, row)))})",
+            f"cannot tell the kind of data: pairs need text1, text2 and {label_field}; a "
+            f"clustered corpus needs id, text and {cluster_field} (fields: "
+            f"{', '.join(sorted(map(str, row)))}); --kind says which it is",
             source=str(p),
             record=number,
         )
@@ -161,6 +174,20 @@ class _Problems:
         return f"no usable {what} ({skipped} skipped; record {number}: {message})"
 
 
+def _ids(bad: _Problems, number: int, row: dict, fields: tuple[str, ...]) -> list[str] | None:
+    """The ids in ``fields`` as ``neardup dedup`` reads an id (:func:`~neardup.readers.read_id`:
+    a string or an integer; null, a float, a boolean or a list is none), or None once ``bad``
+    is told why the first that is no id is not."""
+    ids = []
+    for name in fields:
+        item = read_id(number, row, name)
+        if isinstance(item, Skipped):
+            bad(number, item.reason, item.message)
+            return None
+        ids.append(item)
+    return ids
+
+
 def _text(row: dict, name: str) -> str | None:
     value = row.get(name)
     return value if isinstance(value, str) and value.strip() else None
@@ -179,8 +206,8 @@ def _label(value: Any) -> bool | None:
 
 
 def _cluster_label(value: Any) -> str | None:
-    """A gold cluster label read like an id: an integral number as the integer (``1.0`` is
-    ``1``), then as text, so ``1``, ``1.0`` and ``"1"`` are one cluster; None for a value that
+    """A gold cluster label: an integral number as the integer (``1.0`` is ``1``), then as
+    text, so ``1``, ``1.0`` and ``"1"`` are one cluster; None for a value that
     is no label (null, true/false, a list or an object)."""
     if value is None or isinstance(value, (bool, dict, list)):
         return None
@@ -204,14 +231,13 @@ def load_corpus(path: str | os.PathLike, *, on_error: str = "fail") -> CorpusDat
     out: dict[str, str] = {}
     seen: dict[str, int] = {}
     for number, row in _rows(p, bad):
-        text = _text(row, "text")
-        if "id" not in row:
-            bad(number, "missing_field", "no field 'id' (a corpus record needs id and text)")
+        ids = _ids(bad, number, row, ("id",))
+        if ids is None:
             continue
+        doc_id, text = ids[0], _text(row, "text")
         if text is None:
             bad(number, "bad_text", "text is not a non-empty string")
             continue
-        doc_id = str(row["id"])
         if doc_id in seen:
             bad(number, "duplicate_id", f"id {doc_id!r} already used by record {seen[doc_id]}")
             continue
@@ -235,11 +261,14 @@ def load_pairs(
     labels: list[bool] = []
     for number, row in _rows(p, bad):
         if corpus is not None and not {"text1", "text2"} <= set(row) and {"id1", "id2"} <= set(row):
-            unknown = [str(row[k]) for k in ("id1", "id2") if str(row[k]) not in corpus]
+            ids = _ids(bad, number, row, ("id1", "id2"))
+            if ids is None:
+                continue
+            unknown = [i for i in ids if i not in corpus]
             if unknown:
                 bad(number, "unknown_id", f"id {unknown[0]!r} is not in the corpus")
                 continue
-            row = {**row, "text1": corpus[str(row["id1"])], "text2": corpus[str(row["id2"])]}
+            row = {**row, "text1": corpus[ids[0]], "text2": corpus[ids[1]]}
         missing = [f for f in ("text1", "text2", label_field) if f not in row]
         if corpus is None and {"id1", "id2"} <= set(row) and not {"text1", "text2"} <= set(row):
             bad(
@@ -285,7 +314,10 @@ def load_clusters(
     gold: list[str] = []
     seen: dict[str, int] = {}
     for number, row in _rows(p, bad):
-        missing = [f for f in ("id", "text", cluster_field) if f not in row]
+        ids = _ids(bad, number, row, ("id",))
+        if ids is None:
+            continue
+        missing = [f for f in ("text", cluster_field) if f not in row]
         if missing:
             bad(
                 number,
@@ -293,7 +325,7 @@ def load_clusters(
                 f"no field {missing[0]!r} (a clustered corpus needs id, text, {cluster_field})",
             )
             continue
-        doc_id, text, cluster = str(row["id"]), _text(row, "text"), row[cluster_field]
+        doc_id, text, cluster = ids[0], _text(row, "text"), row[cluster_field]
         if text is None:
             bad(number, "bad_text", "text is not a non-empty string")
             continue

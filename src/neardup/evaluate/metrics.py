@@ -111,6 +111,40 @@ def threshold_sweep(scores: np.ndarray, labels: np.ndarray, *, higher_is_closer:
     return Sweep(thresholds, precision, recall, f1)
 
 
+def none_predicted(positives: int) -> dict[str, float]:
+    """Precision, recall and F1 at a threshold stricter than every score: nothing is predicted
+    duplicate (the empty-set conventions)."""
+    precision, recall, f1 = _prf(0, 0, positives)
+    return {"precision": precision, "recall": recall, "f1": f1}
+
+
+def step_curve(
+    thresholds: np.ndarray,
+    values: np.ndarray,
+    *,
+    higher_is_closer: bool,
+    beyond: float,
+    low: float,
+    high: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The vertices of a sweep's measure at every threshold from ``low`` to ``high``.
+
+    The pairs predicted duplicate change only at a score, so the measure is a step function
+    of the threshold: it keeps a score's value (``values`` at ``thresholds``) over the interval
+    that decides like that score, which lies below the score when duplicates score at least the
+    threshold (``higher_is_closer``) and above it when they score at most. ``beyond`` is its
+    value past the strictest score (:func:`none_predicted`). Joining the sweep's points with
+    straight lines would show values no threshold gives.
+    """
+    x = np.asarray(thresholds, np.float64)
+    order = np.argsort(x)
+    x, y = x[order], np.asarray(values, np.float64)[order]
+    levels = np.r_[y, beyond] if higher_is_closer else np.r_[beyond, y]  # left of x[0] .. right
+    if len(x):
+        low, high = min(low, x[0]), max(high, x[-1])
+    return np.r_[low, np.repeat(x, 2), high], np.repeat(levels, 2)
+
+
 def _pairs_in(counts: np.ndarray) -> int:
     counts = np.asarray(counts, np.int64)
     return int((counts * (counts - 1) // 2).sum())

@@ -11,8 +11,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import require
+from ..pipeline.outputs import refuse_output
+from ..report.page import starts_with
+from .metrics import none_predicted, step_curve
 
 COLORS = {"label_1": "#d62728", "label_0": "#1f77b4"}
+JSON, HTML = "report.json", "report.html"
+HEAD = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>neardup eval report"
 
 
 def _svg(fig: Any) -> str:
@@ -25,37 +30,86 @@ def _svg(fig: Any) -> str:
     return text[text.index("<svg") :]
 
 
-def _curves(name: str, entry: dict) -> str:
+def require_plots() -> Any:
+    """matplotlib, which the report's plots need (extra ``neardup[eval]``), or an error naming
+    the extra: asked before an evaluation starts, so that no run ends without its report."""
+    return require("matplotlib", extra="eval", purpose="neardup eval's report (its plots)")
+
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot, drawing to no screen (:func:`require_plots`)."""
+    require_plots().use("Agg")
     import matplotlib.pyplot as plt
 
-    s = entry["sweep"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    for key, style in (("precision", "-"), ("recall", "--"), ("f1", "-")):
-        ax.plot(s["thresholds"], s[key], style, label=key, linewidth=2 if key == "f1" else 1.4)
-    best = entry["best_f1"]
+    return plt
+
+
+CURVE_STYLES = (("precision", "-", 1.4), ("recall", "--", 1.4), ("f1", "-", 2.0))
+MARKED_STEPS = 40  # up to this many sweep points, each is marked where its step is closed
+
+
+def curves_figure(name: str, entry: dict) -> Any:
+    """Precision, recall and F1 against the threshold, as the step functions they are
+    (:func:`~neardup.evaluate.metrics.step_curve`): the plot equals the sweep at every
+    threshold it shows. The default and the best-F1 thresholds are vertical lines named in a
+    legend beside the axes, where no label covers a curve."""
+    plt = _pyplot()
+    s, best, higher = entry["sweep"], entry["best_f1"], entry["higher_is_closer"]
+    default = entry["at_default_threshold"]
+    beyond = none_predicted(default["true_positives"] + default["false_negatives"])
+    marks = [*s["thresholds"], entry["threshold"]]
+    low, high = min(marks), max(marks)
+    pad = 0.04 * (high - low) if high > low else 0.5
+    fig, ax = plt.subplots(figsize=(8.4, 3.6))
+    n = len(s["thresholds"])
+    closed = list(range(1, 2 * n + 1, 2)) if higher else list(range(2, 2 * n + 2, 2))
+    for key, style, width in CURVE_STYLES:
+        x, y = step_curve(
+            s["thresholds"], s[key], higher_is_closer=higher, beyond=beyond[key],
+            low=low - pad, high=high + pad,
+        )  # fmt: skip
+        ax.plot(
+            x, y, style, label="F1" if key == "f1" else key, linewidth=width,
+            marker="o" if n <= MARKED_STEPS else None, markersize=3, markevery=closed,
+        )  # fmt: skip
+    ax.axvline(
+        entry["threshold"], color="black", linewidth=0.9, alpha=0.6,
+        label=f"default threshold {_threshold(entry['threshold'])}",
+    )  # fmt: skip
     if best["threshold"] is not None:
-        ax.axvline(best["threshold"], color="grey", linestyle=":", linewidth=1)
-        ax.annotate(
-            f"best F1 {best['f1']:.3f}",
-            (best["threshold"], best["f1"]),
-            textcoords="offset points",
-            xytext=(6, -14),
-            fontsize=9,
-        )
-    ax.axvline(entry["threshold"], color="black", linewidth=0.8, alpha=0.5)
+        ax.axvline(
+            best["threshold"], color="grey", linestyle=":", linewidth=1.2,
+            label=f"best F1 {best['f1']:.3f} at {_threshold(best['threshold'])}",
+        )  # fmt: skip
+    ax.set_xlim(low - pad, high + pad)
     ax.set_xlabel(
         f"threshold on {entry['measure']}"
-        + (" (duplicate when ≥)" if entry["higher_is_closer"] else " (duplicate when ≤)")
+        + (" (duplicate when ≥)" if higher else " (duplicate when ≤)")
     )
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"{name}: precision, recall, F1 against the threshold")
-    ax.legend(loc="best", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=9, borderaxespad=0)
     ax.grid(alpha=0.3)
-    return _svg(fig)
+    return fig
+
+
+INTEGER_MEASURES = frozenset({"hamming"})  # measures whose values are whole numbers
+HISTOGRAM_BINS = 30
+
+
+def _bins(values: np.ndarray, *, integer: bool) -> np.ndarray | int:
+    """Histogram bin edges: one bin per whole number for an ``integer`` measure (30 bins over
+    its range would put two values in some bins, spikes no data has), else 30 over the range."""
+    if not len(values):
+        return HISTOGRAM_BINS
+    low, high = float(values.min()), float(values.max())
+    if integer:
+        return np.arange(np.floor(low) - 0.5, np.ceil(high) + 1.0)
+    return np.linspace(low, high, HISTOGRAM_BINS + 1) if low < high else HISTOGRAM_BINS
 
 
 def _distribution(name: str, entry: dict) -> str:
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     sc = entry["scores"]
     scores = np.asarray(sc["all"], np.float64)
@@ -64,12 +118,7 @@ def _distribution(name: str, entry: dict) -> str:
     groups = [("all pairs", np.ones(len(scores), bool))]
     groups += [(f"{c} texts", classes == c) for c in ("short", "long") if (classes == c).any()]
     fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.2), squeeze=False)
-    finite = scores[~np.isnan(scores)]
-    bins = (
-        np.linspace(finite.min(), finite.max(), 31)
-        if len(finite) and finite.min() < finite.max()
-        else 10
-    )
+    bins = _bins(scores[~np.isnan(scores)], integer=entry["measure"] in INTEGER_MEASURES)
     for ax, (title, mask) in zip(axes[0], groups, strict=True):
         for lab, key, text in ((True, "label_1", "duplicate (1)"), (False, "label_0", "not (0)")):
             vals = scores[mask & (labels == lab) & ~np.isnan(scores)]
@@ -87,7 +136,7 @@ def _distribution(name: str, entry: dict) -> str:
 
 
 def _cluster_bars(results: dict) -> str:
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     names = list(results)
     keys = ("precision", "recall", "f1", "adjusted_rand_index")
@@ -104,16 +153,36 @@ def _cluster_bars(results: dict) -> str:
     return _svg(fig)
 
 
-def _table(headers: list[str], rows: list[list[Any]]) -> str:
-    def cell(v: Any) -> str:
-        if isinstance(v, float):  # a tiny threshold (auto's 1e-06) is not shown as 0.000
-            if 0 < abs(v) < 0.001:
-                return f"{v:.3g}"
-            return f"{v:.3f}" if abs(v) < 100 else f"{v:,.0f}"
-        return html.escape(str(v))
+def _threshold(value: float | None) -> str:
+    """A threshold as set or found: up to six significant digits, so that it reads as the
+    value the sweep and the decision use (``3`` for a Hamming distance, ``0.5``, ``1e-06``,
+    ``0.378161``); — for none."""
+    return "—" if value is None else f"{value:.6g}"
 
+
+def _score(value: float | None) -> str:
+    """A precision, recall, F1, accuracy, ARI or share: three decimals; — for none."""
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _rate(value: float | None) -> str:
+    """Pairs or documents per second: whole, with thousands separators, from 100 up, and
+    three significant digits below (``54.7``: ``54.700`` read as 54,700 beside ``3,882``)."""
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _count(value: int) -> str:
+    return f"{value:,}"
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    """An HTML table of cells already written as text (:func:`_score`, :func:`_rate` ...)."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in rows)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in r) + "</tr>" for r in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -138,10 +207,7 @@ CLUSTER_COLUMNS = (
 
 def render_html(report: dict[str, Any]) -> str:
     """The report page: tables, plots, parameters; no external resources."""
-    require("matplotlib", extra="eval", purpose="the plots of neardup eval")
-    import matplotlib
-
-    matplotlib.use("Agg")
+    _pyplot()
     results = report["results"]
     source = Path(report["input"])
     parts = [f"<h1>neardup eval — {html.escape(source.parent.name + '/' + source.name)}</h1>"]
@@ -153,6 +219,7 @@ def render_html(report: dict[str, Any]) -> str:
     parts += _pair_sections(results) if report["kind"] == "pairs" else _cluster_sections(results)
     parameters = {n: e["parameters"] for n, e in results.items()}
     parts.append("<h2>Conventions</h2><p>" + html.escape(report["conventions"]) + "</p>")
+    parts.append("<h2>What the time covers</h2><p>" + html.escape(report["timing"]) + "</p>")
     parts.append(
         "<h2>Parameters</h2><pre>"
         + html.escape(json.dumps(parameters, indent=2, ensure_ascii=False))
@@ -164,51 +231,94 @@ def render_html(report: dict[str, Any]) -> str:
         "'plots: '+document.querySelectorAll('figure.plot svg').length;</script>"
     )
     return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>neardup eval report</title><style>{STYLE}</style></head><body>"
+        f"{HEAD}</title><style>{STYLE}</style></head><body>"
         + "".join(parts)
         + script
         + "</body></html>"
     )
 
 
-def _pair_sections(results: dict[str, Any]) -> list[str]:
-    """Labelled pairs: the methods side by side, then each method's curves and distribution."""
+def pair_table(results: dict[str, Any]) -> str:
+    """The methods side by side on labelled pairs, each number written as what it is."""
     rows = []
     for name, e in results.items():
         d, best = e["at_default_threshold"], e.get("best_f1", {})
         rows.append(
-            [name, e["measure"], e["threshold"], d["precision"], d["recall"], d["f1"],
-             d["accuracy"], best.get("f1", "—"), best.get("threshold", "—"),
-             e["pairs_per_second"]]
+            [name, e["measure"], _threshold(e["threshold"]), _score(d["precision"]),
+             _score(d["recall"]), _score(d["f1"]), _score(d["accuracy"]),
+             _score(best.get("f1")), _threshold(best.get("threshold")),
+             _rate(e["pairs_per_second"])]
         )  # fmt: skip
-    parts = ["<h2>Methods side by side</h2>", _table(list(PAIR_COLUMNS), rows)]
+    return _table(list(PAIR_COLUMNS), rows)
+
+
+def cluster_table(results: dict[str, Any]) -> str:
+    """The methods side by side on a clustered corpus, each number written as what it is."""
+    rows = []
+    for name, e in results.items():
+        s = e["scores"]
+        rows.append(
+            [name, _score(s["precision"]), _score(s["recall"]), _score(s["f1"]),
+             _score(s["adjusted_rand_index"]), _score(s["removed_correctly_share"]),
+             _count(e["predicted_clusters"]), _count(e["gold_clusters"]),
+             _rate(e["documents_per_second"])]
+        )  # fmt: skip
+    return _table(list(CLUSTER_COLUMNS), rows)
+
+
+def _pair_sections(results: dict[str, Any]) -> list[str]:
+    """Labelled pairs: the methods side by side, then each method's curves and distribution."""
+    parts = ["<h2>Methods side by side</h2>", pair_table(results)]
     for name, e in results.items():
         parts.append(f"<h2>{html.escape(name)}</h2>")
         if "sweep" in e:
-            parts.append(f"<figure class='plot'>{_curves(name, e)}</figure>")
+            parts.append(f"<figure class='plot'>{_svg(curves_figure(name, e))}</figure>")
         parts.append(f"<figure class='plot'>{_distribution(name, e)}</figure>")
     return parts
 
 
 def _cluster_sections(results: dict[str, Any]) -> list[str]:
     """A clustered corpus: the methods side by side and their cluster scores as bars."""
-    rows = [
-        [n, e["scores"]["precision"], e["scores"]["recall"], e["scores"]["f1"],
-         e["scores"]["adjusted_rand_index"], e["scores"]["removed_correctly_share"],
-         e["predicted_clusters"], e["gold_clusters"], e["documents_per_second"]]
-        for n, e in results.items()
-    ]  # fmt: skip
     return [
         "<h2>Methods side by side</h2>",
-        _table(list(CLUSTER_COLUMNS), rows),
+        cluster_table(results),
         f"<figure class='plot'>{_cluster_bars(results)}</figure>",
     ]
 
 
+def is_eval_page(path: Path) -> bool:
+    """Whether the file at ``path`` is a page :func:`render_html` made (its first bytes tell)."""
+    return starts_with(path, (HEAD.encode(),))
+
+
+def is_eval_json(path: Path) -> bool:
+    """Whether the file at ``path`` is a ``report.json`` that ``neardup eval`` wrote."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and {"neardup_version", "kind", "results"} <= set(data)
+
+
+def refuse_foreign_files(out_dir: Path) -> None:
+    """An eval replaces the report of an earlier eval into ``out_dir`` and nothing else: a
+    ``report.html`` or ``report.json`` there that eval did not write (``neardup dedup
+    --report``'s page, a file of the user's) would be lost, so it is refused, naming it, as
+    ``neardup dedup`` refuses to replace a file it did not write."""
+    for name, ours in ((HTML, is_eval_page), (JSON, is_eval_json)):
+        target = out_dir / name
+        if target.is_symlink() or (target.exists() and not ours(target)):
+            refuse_output(
+                out_dir, f"{name} was not written by neardup eval, and this run would replace it"
+            )
+
+
 def write_report(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    """Write ``report.json`` and ``report.html`` into ``out_dir`` (created if missing),
+    replacing only an earlier eval's (:func:`refuse_foreign_files`)."""
+    refuse_foreign_files(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    json_path, html_path = out_dir / "report.json", out_dir / "report.html"
+    json_path, html_path = out_dir / JSON, out_dir / HTML
     json_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     html_path.write_text(render_html(report), encoding="utf-8")
     return json_path, html_path

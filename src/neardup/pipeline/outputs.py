@@ -73,7 +73,9 @@ def refuse_foreign_outputs(out: Path) -> None:
     as its ``kept/`` folder, every file in it listed."""
     summary = _summary_of_a_run(out / SUMMARY)
     if summary is None and (out / SUMMARY).exists():
-        _refuse(out, f"{SUMMARY} is not the summary of a neardup run, and a run would replace it")
+        refuse_output(
+            out, f"{SUMMARY} is not the summary of a neardup run, and a run would replace it"
+        )
     listed = _listed(_published(out))
     legacy = summary is not None and "files" not in summary  # no manifest: its files are ours
     for name in sorted(OUTPUT_NAMES):
@@ -81,7 +83,7 @@ def refuse_foreign_outputs(out: Path) -> None:
         if target.is_dir():
             files = (p.relative_to(out).as_posix() for p in target.rglob("*") if not p.is_dir())
             if name != KEPT_DIR or not all(f in listed for f in files):
-                _refuse(
+                refuse_output(
                     out,
                     f"{name} is a directory that a run would replace with its output, and "
                     "everything in it would be lost",
@@ -89,7 +91,7 @@ def refuse_foreign_outputs(out: Path) -> None:
         elif (target.exists() or target.is_symlink()) and not (
             name in listed or legacy or (name == REPORT and is_report_page(target))
         ):  # `neardup report OUTDIR` adds a page no summary lists
-            _refuse(
+            refuse_output(
                 out,
                 f"{name} was not written by a neardup run into this folder (no {SUMMARY} "
                 "lists it), and a run would replace it",
@@ -104,7 +106,9 @@ def _published(out: Path) -> dict[str, Any] | None:
     return summary if summary is not None else _summary_of_a_run(out / PUBLISHING)
 
 
-def _refuse(out: Path, what: str) -> None:
+def refuse_output(out: Path, what: str) -> None:
+    """Refuse to replace what is in the output directory ``out`` (``what``: the file and why
+    it is not the command's own to replace), saying how to go on."""
     raise InputError(f"{what}; move it or choose another output directory (-o)", source=str(out))
 
 

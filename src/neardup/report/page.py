@@ -128,12 +128,18 @@ _HEADS = (_HEAD.encode(), _HEAD.replace("<title>", "\n<title>").encode())  # now
 def is_report_page(path: Path) -> bool:
     """Whether the file at ``path`` is a page :func:`render` made, now or before (its first
     bytes tell)."""
+    return starts_with(path, _HEADS)
+
+
+def starts_with(path: Path, heads: tuple[bytes, ...]) -> bool:
+    """Whether the file at ``path`` begins with one of ``heads``: how a command knows a page
+    it wrote (what it writes first) from someone else's file."""
     try:
         with open(path, "rb") as f:
-            start = f.read(max(map(len, _HEADS)))
+            start = f.read(max(map(len, heads)))
     except OSError:
         return False
-    return any(start.startswith(head) for head in _HEADS)
+    return any(start.startswith(head) for head in heads)
 
 
 def _inputs_named(summary: dict[str, Any], *, short: bool = False) -> str:
