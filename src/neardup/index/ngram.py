@@ -41,6 +41,20 @@ def key_sets(texts: Sequence[str], key_length: int) -> tuple[np.ndarray, np.ndar
     return _kernels.unique_per_doc(hashes, hoff)
 
 
+def share_a_key(
+    values: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray
+) -> np.ndarray:
+    """Whether documents ``left[k]`` and ``right[k]`` share a value of their sorted distinct
+    key sets ``(values, offsets)``: whether a batch's posting lists, or the online index, make
+    the pair a candidate at all (where no key is pruned). What ``compare`` and ``eval`` ask
+    before a verdict counts, so that they decide as a corpus run does."""
+    n = len(left)
+    got = _pairkernels.common_counts(
+        values, offsets, values[:0], np.zeros(1, np.int64), left, right, np.ones(n, np.int64), 0
+    )
+    return got >= 1
+
+
 def sketch_keys(
     values: np.ndarray, offsets: np.ndarray, sketch: int | None
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -15,10 +15,11 @@ One pipeline for short and long texts, Chinese and English:
 3. **Candidates**: two documents sharing one of their smallest rare-gram hashes (a bottom-k
    sample of ``clip(n / 4, 4, sketch)`` of a text's ``n`` rare grams: every rare gram of a text
    of at most 4, a consistent sample of the others — a copy shares most of its grams, so a few
-   suffice). ``compare`` judges any two texts it is given; a batch or the online detector
-   judges only candidates, so a pair whose samples share no hash ("真没出息！" / "真没出息！
-   ID:09217": 2 and 10 rare grams, 4 of them sampled) is a copy to ``compare`` and never
-   judged in a corpus.
+   suffice). A batch or the online detector judges only candidates, and so do ``compare``
+   and ``eval``: a pair whose samples share no hash ("真没出息！" / "真没出息！ID:09217": 2 and 10
+   rare grams, 4 of them sampled; 画画图片 / 画画的图片: no gram in common) is no duplicate on
+   any surface — ``compare`` shows the rule's own verdict (``copy_rule``) beside
+   ``candidates``, false.
 4. **Verification** (``match="copy"``, :mod:`neardup.copyrule`): the shorter text is contained in
    the longer (rare-gram containment ≥ ``containment``, coverage of the longer ≥ ``coverage``;
    short texts, and texts under ``typo_tokens`` tokens whose rare grams fail (a few typos destroy
@@ -57,7 +58,7 @@ from ..copyrule import (
 )
 from ..errors import ConfigError
 from ..forked import can_fork, map_forked
-from ..index.ngram import Postings, candidate_chunks
+from ..index.ngram import Postings, candidate_chunks, share_a_key
 from ..markup import strip_markup_by_pattern, strip_markup_encoded
 from ..memory import release_free_memory
 from ..nearmiss import NearMisses
@@ -781,9 +782,18 @@ class AutoMethod:
         a, b = self.prepare(ca), self.prepare(cb)
         idx = np.arange(len(left))
         sim, ok = self.verify(a, idx, b, idx)
+        ok &= self.candidates(a, idx, b, idx)  # as a corpus run decides: judged only if found
         same = np.fromiter(map(str.__eq__, ca, cb), np.bool_, len(ca))  # exact copies
         sim = np.where(same, 1.0, sim)
         return np.where(ok | same, np.maximum(sim, 1e-6), 0.0).astype(np.float64)
+
+    def candidates(self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray) -> np.ndarray:
+        """Which pairs ``(a[ia[k]], b[ib[k]])`` a batch or the online detector judges at all:
+        their sketches share a key (step 3 of the module docstring). ``compare`` and ``eval``
+        count a copy only where this holds, so that they decide as a corpus run does."""
+        values = np.concatenate([a.sketch[0], b.sketch[0]])
+        offsets = join_offsets([a.sketch[1], b.sketch[1]])
+        return share_a_key(values, offsets, ia, ib + len(a.sketch[1]) - 1)
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
         ca, cb = self.compared([a, b])
@@ -792,6 +802,7 @@ class AutoMethod:
         verdicts, checked, _short = self.judge(pa, zero, pb, zero, prune=False)
         v = verdicts[0] if len(checked) else None
         exact = ca == cb  # exact copies: a batch groups them before any pair is judged
+        found = bool(self.candidates(pa, zero, pb, zero)[0])
         found: dict[str, Any] = {
             "method": self.name,
             "match": self.config.match,
@@ -804,7 +815,9 @@ class AutoMethod:
             "value_changes": v.value_changes if v else 0,
             "hard_change": v.year_change if v else False,
             "exact_copy": exact,
-            "duplicate": exact or (bool(v.copy) if v else False),
+            "copy_rule": bool(v.copy) if v else False,
+            "candidates": found,
+            "duplicate": exact or (found and bool(v.copy) if v else False),
         }
         if self.config.partial:  # the paragraph method's answer, for what is not a copy
             para = self._paragraph().compare(a, b)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..config import NormalizeConfig
 from ..errors import ConfigError
-from ..index.ngram import CandidateStats, candidate_pair_chunks, key_sets
+from ..index.ngram import CandidateStats, candidate_pair_chunks, key_sets, share_a_key, sketch_keys
 from ..markup import strip_markup
 from ..nearmiss import NearMisses
 from ..normalize import normalize_many
@@ -212,15 +212,24 @@ class NgramMethod:
             norm, idx, idx + n, measure=self.config.measure, ngram=self.config.ngram
         ).astype(np.float64)
         empty = np.fromiter((not t for t in norm), np.bool_, len(norm))
-        scores[empty[:n] | empty[n:]] = 0.0  # nothing to compare: never a copy, as in a batch
+        same = np.fromiter(map(str.__eq__, norm[:n], norm[n:]), np.bool_, n)  # exact copies
+        found = same | self._candidates(norm, idx, idx + n)
+        scores[empty[:n] | empty[n:] | ~found] = 0.0  # never compared in a batch: no copy
+        scores[same & ~empty[:n]] = 1.0
         return scores
+
+    def _candidates(self, norm: list[str], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Which pairs of normalised texts a batch makes candidates: they share one of their
+        index keys (the ``sketch`` smallest, when set; :func:`candidate_pair_chunks`)."""
+        cfg = self.config
+        return share_a_key(*sketch_keys(*key_sets(norm, cfg.key_length), cfg.sketch), left, right)
 
     def compare(self, a: str, b: str) -> dict[str, Any]:
         cfg = self.config
         na, nb = self.normalized([a, b])
-        values, offsets = key_sets([na, nb], cfg.key_length)
+        values, offsets = sketch_keys(*key_sets([na, nb], cfg.key_length), cfg.sketch)
         ka, kb = values[offsets[0] : offsets[1]], values[offsets[1] : offsets[2]]
-        shared = len(np.intersect1d(ka, kb))
+        shared = len(np.intersect1d(ka, kb))  # of the keys a batch indexes
         sim = float(
             similarity_pairs(
                 [na, nb], np.array([0]), np.array([1]), measure=cfg.measure, ngram=cfg.ngram
