@@ -33,6 +33,7 @@ BAD = [
     b'{"id": "\\udcff", "text": "bad id"}',
     b'{"text": "no id"}',
     b'{"id": "a", "text": "an id used again"}',
+    b'{"id": "nul\\u0000id", "text": "an id holding NUL"}',  # the blocks took it (dedup kept it)
 ]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice, repeat
+from operator import contains
 from typing import BinaryIO
 
 import orjson
@@ -146,6 +147,8 @@ def _columns(first: int, lines: list[bytes], *, text_field: str, id: str | None)
             return None
         if int in kinds:
             ids = [i if type(i) is str else str(i) for i in ids]
+        if any(map(contains, ids, repeat("\x00"))):
+            return None  # an id holding NUL is a bad record (``readers.read_id``)
     # no lone surrogate can be here: orjson refuses one escaped in a string (``"\\ud800"``) and
     # any byte that is not UTF-8, so such a line made the block fall back above
     return Columns(numbers, ids, texts)
