@@ -586,6 +586,8 @@ def test_adding_to_a_store_in_memory_warns_that_nothing_outlives_the_command(tmp
     warning = "keeps the store in this process only"
     assert main(["index", "add", str(path), "--db", "memory://", "--id-field", "id"]) == 0
     assert warning in capsys.readouterr().err
+    assert main(["index", "add", str(path), "--db", "sqlite:///:memory:", "--id-field", "id"]) == 0
+    assert warning in capsys.readouterr().err  # SQLite's own memory database alike
     db = f"sqlite:///{tmp_path}/s.db"
     assert main(["index", "add", str(path), "--db", db, "--id-field", "id"]) == 0
     assert warning not in capsys.readouterr().err

@@ -1136,6 +1136,10 @@ def test_copy_rule_a_mark_after_a_cut_is_no_substituted_name():
     for ending in ("市统计局局长表示……", "市统计局局长表（未完）", "市统计局局长表示"):
         for method in ("auto", "paragraph"):
             assert not create(method).compare(briefing, head + ending)["duplicate"], ending
+    # a word that ends a sentence is no mark: 与去年相比更多 / 与去年相比少了许多 say opposites
+    same = "教育部今天公布的统计数据显示，今年全国报名参加普通高等学校招生考试的考生人数与去年相比"
+    fewer = same + "少了许多，主要原因是适龄人口下降以及部分考生选择出国留学"
+    assert not create("auto").compare(fewer, same + "更多")["duplicate"]
 
 
 def test_copy_rule_follows_moved_paragraphs():
@@ -2591,17 +2595,34 @@ def _edited_pairs(seed: int = 0, n: int = 60) -> list[tuple[str, str]]:
     return pairs
 
 
+# two texts of random characters (a helper's search): B, and B with 105 characters more,
+# holding 3-grams hashed below B's smallest — their full sketches share one key, not the
+# SKETCH_SHARED_KEYS two that a batch asks of long texts, so no run judges them a copy
+LONG_B = (
+    "仧佷佛叆傴墷勮分垱入垵互坌壦傈哤堷呋妑嘥右嚴唞嘈削亓买叓啰匘吔哇噩傡囷僖凇冰乡僓"
+    "匳僇倯嘩嘩叁嘸壊囵僨唡咢噧叓坾厩及唡傔呥奱啡塺噼凿嗗剷嗸嘃嘿厩墖商啠厜圕妝囫妔啎"
+    "嗉墊册匱失储埜削喭勳勚奌嘑图噈嘞塬埚坨咁勽妱兓嗒嘰叝売埸伴卶"
+)
+LONG_EXTRA = (
+    "啡喲奇儦埨僲代光啅佱妄夃呮夿嗎嗜坢偌嘑咷乹倊堆喭卷埻垃嚦嗣事剌堙垐嚶侪卐例垆哧兹"
+    "凋俕堣壘啄凘厑喀募夌嚷埨厍坣之嗠嗔倝坈享奠咸叮倠儯嘟傌冟嗻喈妑堰凊囄圸匴奥址奋偊"
+    "墨卸刺侕坸埗刋交仌啨嘨儯唜壝堚双伧垬優圽嘙垜別匿丗"
+)
+
+
 @pytest.mark.parametrize("method", ["simhash", "ngram", "paragraph", "auto"])
 def test_compare_and_scores_decide_a_pair_as_a_corpus_run_of_the_two(method):
     """``compare`` and ``score_pairs`` (what ``eval`` scores) call a pair a duplicate exactly
     when ``dedup_texts`` of the two texts removes the second: a pair the batch never makes a
-    candidate (``auto``: sketches sharing no rare gram, 画画图片 / 画画的图片; ``ngram``: no
-    shared 4-character key) was a copy to ``compare`` and ``eval`` and never found by a run."""
+    candidate (``auto``: sketches sharing no rare gram, 画画图片 / 画画的图片, or two long texts
+    whose full sketches share one key; ``ngram``: no shared 4-character key) was a copy to
+    ``compare`` and ``eval`` and never found by a run. ``auto`` with ``match=text`` scored its
+    copies 1e-6 in float32, under the decision point."""
     from neardup.dedup import dedup_texts
     from neardup.methods.base import is_close
 
     m = create(method)
-    pairs = _edited_pairs()
+    pairs = [*_edited_pairs(), (LONG_B, LONG_B + LONG_EXTRA)]
     batch = [
         dedup_texts([a, b], method=method).clusters.cluster_id.tolist() == [0, 0] for a, b in pairs
     ]
@@ -2610,3 +2631,31 @@ def test_compare_and_scores_decide_a_pair_as_a_corpus_run_of_the_two(method):
     scored = is_close(scores, m.threshold, higher_is_closer=m.higher_is_closer).tolist()
     assert verdicts == batch and scored == batch
     assert sum(batch) < len(batch) and (sum(batch) > 0 or method == "simhash")  # short texts
+    if method == "auto":  # shared text decides instead: scored as a batch decides it too
+        text = create("auto", match="text")
+        runs = [dedup_texts([a, b], method="auto", match="text") for a, b in pairs]
+        batch = [run.clusters.cluster_id.tolist() == [0, 0] for run in runs]
+        scores = text.score_pairs([a for a, _ in pairs], [b for _, b in pairs])
+        assert is_close(scores, text.threshold, higher_is_closer=True).tolist() == batch
+        assert [text.compare(a, b)["duplicate"] for a, b in pairs] == batch
+
+
+def test_ngram_a_similarity_at_the_threshold_passes_on_every_surface():
+    """7 of 10 character 3-grams reach ``threshold=0.7`` in the batch, online, ``compare`` and
+    ``eval`` alike: the batch compared the float32 similarity (0.69999999) in float32 and
+    merged the pair, the other surfaces compared it in float64 and did not."""
+    from neardup import dedup_texts
+    from neardup.methods.base import is_close
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    a = "甲乙丙丁戊己庚辛壬癸子丑"  # 10 distinct 3-grams; b holds 7 of them
+    b = a[:-3]
+    options = {"threshold": 0.7, "key_length": 2}
+    m = create("ngram", **options)
+    assert dedup_texts([a, b], method="ngram", **options).clusters.representative.tolist() == [0, 0]
+    assert m.compare(a, b)["duplicate"]
+    assert is_close(m.score_pairs([a], [b]), m.threshold, higher_is_closer=True).tolist() == [True]
+    online = Detector(store=open_store("memory://"), method="ngram", options=options)
+    online.add("a", a)
+    assert online.check(b).duplicate

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD, config_fields, online_methods
-from ..store.url import backend
+from ..store.url import backend, sqlite_path
 from .options import parse_options, refuse_inert
 
 DEFAULT_DB = "sqlite:///neardup.db"
@@ -96,8 +96,6 @@ def open_store_for(args: argparse.Namespace, *, read_only: bool = False):
 def new_store(url: str) -> bool:
     """Whether ``url`` names a store that cannot exist yet (in memory, or a SQLite file not
     there): its options can be checked before it is created."""
-    from ..store.url import sqlite_path
-
     if url.lower().startswith("memory://"):
         return True
     path = sqlite_path(url)
@@ -155,9 +153,10 @@ def warn_writer(detector: Any) -> None:
 
 
 def warn_in_memory(url: str) -> None:
-    """Tell a user writing to ``memory://`` that nothing written outlives the process: an
-    acknowledged insert is gone when the command or the service stops."""
-    if backend(url) != "memory":
+    """Tell a user writing to ``memory://`` (or SQLite's ``sqlite:///:memory:``) that nothing
+    written outlives the process: an acknowledged insert is gone when the command or the
+    service stops."""
+    if backend(url) != "memory" and sqlite_path(url) != ":memory:":
         return
     print(
         f"neardup: warning: {url} keeps the store in this process only: every document it "

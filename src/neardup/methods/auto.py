@@ -785,12 +785,15 @@ class AutoMethod:
         ok &= self.candidates(a, idx, b, idx)  # as a corpus run decides: judged only if found
         same = np.fromiter(map(str.__eq__, ca, cb), np.bool_, len(ca))  # exact copies
         sim = np.where(same, 1.0, sim)
-        return np.where(ok | same, np.maximum(sim, 1e-6), 0.0).astype(np.float64)
+        sim = sim.astype(np.float64)  # 1e-6 in float32 is below the float64 decision point
+        return np.where(ok | same, np.maximum(sim, 1e-6), 0.0)
 
     def candidates(self, a: Prepared, ia: np.ndarray, b: Prepared, ib: np.ndarray) -> np.ndarray:
         """Which pairs ``(a[ia[k]], b[ib[k]])`` a batch or the online detector judges at all:
         their sketches share a key (step 3 of the module docstring). ``compare`` and ``eval``
-        count a copy only where this holds, so that they decide as a corpus run does."""
+        count a copy only where this holds and :meth:`verify` (which tests the pair's shape as
+        a batch does: two long texts with full sketches share ``SKETCH_SHARED_KEYS``) passes,
+        so that they decide as a corpus run does."""
         values = np.concatenate([a.sketch[0], b.sketch[0]])
         offsets = join_offsets([a.sketch[1], b.sketch[1]])
         return share_a_key(values, offsets, ia, ib + len(a.sketch[1]) - 1)
@@ -803,6 +806,7 @@ class AutoMethod:
         v = verdicts[0] if len(checked) else None
         exact = ca == cb  # exact copies: a batch groups them before any pair is judged
         found = bool(self.candidates(pa, zero, pb, zero)[0])
+        passes = bool(self.verify(pa, zero, pb, zero)[1][0])  # as a batch verifies: shapes too
         found: dict[str, Any] = {
             "method": self.name,
             "match": self.config.match,
@@ -817,7 +821,7 @@ class AutoMethod:
             "exact_copy": exact,
             "copy_rule": bool(v.copy) if v else False,
             "candidates": found,
-            "duplicate": exact or (found and bool(v.copy) if v else False),
+            "duplicate": exact or (found and passes),
         }
         if self.config.partial:  # the paragraph method's answer, for what is not a copy
             para = self._paragraph().compare(a, b)

@@ -247,8 +247,8 @@ class NgramOnline(_TextIndex):
         )
         found = [
             Match(i, None, float(s), "ngram")
-            for i, s in zip(ids, sims.tolist(), strict=True)
-            if s >= cfg.threshold
+            for i, s, ok in zip(ids, sims.tolist(), self.method.passes(sims).tolist(), strict=True)
+            if ok
         ]
         return _best_first(exact + found, self.order)
 

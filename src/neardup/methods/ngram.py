@@ -173,7 +173,7 @@ class NgramMethod:
 
             sims = map_ranges(measure, len(parts), size=1, workers=self.workers)
             for (part_l, part_r), sim in zip(parts, sims, strict=True):
-                keep = sim >= cfg.threshold
+                keep = self.passes(sim)
                 near = ~keep & (sim >= 0)  # -1: certainly below every near miss held
                 self.near_misses.offer(
                     reps[part_l[near]],
@@ -198,6 +198,12 @@ class NgramMethod:
             "verified_pairs": verified,
         }
 
+    def passes(self, similarity: np.ndarray) -> np.ndarray:
+        """Which similarities reach ``threshold``, compared in the float32 they are computed in
+        (7 of 10 grams reach 0.7, which float32 holds as 0.69999999), on every surface: batch,
+        online, ``compare`` and ``eval``."""
+        return np.asarray(similarity, np.float32) >= np.float32(self.config.threshold)
+
     def thresholds(self) -> dict[str, float]:
         """The decision point a report marks, by the measure it applies to."""
         return {f"{self.config.measure} similarity": self.config.threshold}
@@ -216,6 +222,8 @@ class NgramMethod:
         found = same | self._candidates(norm, idx, idx + n)
         scores[empty[:n] | empty[n:] | ~found] = 0.0  # never compared in a batch: no copy
         scores[same & ~empty[:n]] = 1.0
+        reached = self.passes(scores) & (scores < self.config.threshold)  # float32's last digit
+        scores[reached] = self.config.threshold
         return scores
 
     def _candidates(self, norm: list[str], left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -248,5 +256,7 @@ class NgramMethod:
             "threshold": cfg.threshold,
             # identical normalised texts are exact copies, as a batch groups them first; a text
             # with nothing left once normalised is nobody's copy
-            "duplicate": bool(na and nb and (na == nb or (shared > 0 and sim >= cfg.threshold))),
+            "duplicate": bool(
+                na and nb and (na == nb or (shared > 0 and self.passes(np.array([sim]))[0]))
+            ),
         }
