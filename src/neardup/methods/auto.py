@@ -805,7 +805,7 @@ class AutoMethod:
         verdicts, checked, _short = self.judge(pa, zero, pb, zero, prune=False)
         v = verdicts[0] if len(checked) else None
         exact = ca == cb  # exact copies: a batch groups them before any pair is judged
-        found = bool(self.candidates(pa, zero, pb, zero)[0])
+        candidate = bool(self.candidates(pa, zero, pb, zero)[0])
         passes = bool(self.verify(pa, zero, pb, zero)[1][0])  # as a batch verifies: shapes too
         found: dict[str, Any] = {
             "method": self.name,
@@ -820,8 +820,8 @@ class AutoMethod:
             "hard_change": v.year_change if v else False,
             "exact_copy": exact,
             "copy_rule": bool(v.copy) if v else False,
-            "candidates": found,
-            "duplicate": exact or (found and passes),
+            "candidates": candidate,
+            "duplicate": exact or (candidate and passes),
         }
         if self.config.partial:  # the paragraph method's answer, for what is not a copy
             para = self._paragraph().compare(a, b)
