@@ -2610,6 +2610,20 @@ LONG_EXTRA = (
 )
 
 
+def _headed_pair() -> tuple[str, str]:
+    """Two documents of 12 paragraphs, each opening with one header line, sharing 6: the header
+    is common text once a table is fitted on their 24 paragraphs, as ``dedup`` of the two fits
+    one (``paragraph`` compared them without: a duplicate to ``compare``, not to ``dedup``)."""
+    rng = random.Random(5)
+    head = "本报记者从市政府新闻办公室获悉，"
+
+    def doc() -> list[str]:
+        return [head + "".join(chr(rng.randrange(0x4E00, 0x4E00 + 3000)) for _ in range(4)) for _ in range(12)]  # fmt: skip
+
+    a, b = doc(), doc()
+    return "\n\n".join(a), "\n\n".join(a[:6] + b[6:])
+
+
 @pytest.mark.parametrize("method", ["simhash", "ngram", "paragraph", "auto"])
 def test_compare_and_scores_decide_a_pair_as_a_corpus_run_of_the_two(method):
     """``compare`` and ``score_pairs`` (what ``eval`` scores) call a pair a duplicate exactly
@@ -2622,7 +2636,7 @@ def test_compare_and_scores_decide_a_pair_as_a_corpus_run_of_the_two(method):
     from neardup.methods.base import is_close
 
     m = create(method)
-    pairs = [*_edited_pairs(), (LONG_B, LONG_B + LONG_EXTRA)]
+    pairs = [*_edited_pairs(), (LONG_B, LONG_B + LONG_EXTRA), _headed_pair()]
     batch = [
         dedup_texts([a, b], method=method).clusters.cluster_id.tolist() == [0, 0] for a, b in pairs
     ]

@@ -706,7 +706,7 @@ class ParagraphMethod:
         if self.config.evidence == "topic":
             shares = self._topic_shares([a, b])
         else:
-            shares = self._copy_shares(compared, counts, fit=False)
+            shares = self._copy_shares(compared, counts, fit=True)  # as dedup of the two
         keep = shares.duplicate(threshold=self.config.threshold, min_shared=self.min_shared)
         return shares, keep, key_a == key_b
 
