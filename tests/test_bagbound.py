@@ -71,6 +71,30 @@ def test_bucket_rows_count_each_texts_tokens_and_bound_the_shared_ones(texts, ne
     assert got.tolist() == ((bound >= need) | ~strict | (pairs[:, 0] == 0)).tolist()
 
 
+@given(st.lists(WORDS | st.text(alphabet="甲乙", max_size=300), min_size=2, max_size=8))
+@settings(max_examples=80, deadline=None)
+def test_bucket_signatures_never_bound_below_the_rows(texts):
+    """The signatures' bound of a pair (buckets held once and twice by both, and the smaller
+    count of tokens beyond the second) is never below the rows' ``sum_k min`` — also for texts
+    whose tokens crowd into few buckets — and equals it where no bucket holds three tokens;
+    texts without a row (over ``MOST_TOKENS`` tokens) have no signature."""
+    from neardup import _pairkernels
+
+    buckets = buckets_of(texts)
+    masks, info = buckets.signatures()
+    assert ((info >= 0) == (buckets.row >= 0)).all()
+    rows = buckets.row
+    for a, b in itertools.combinations(np.flatnonzero(rows >= 0).tolist(), 2):
+        ca, cb = buckets.counts[rows[a]].astype(int), buckets.counts[rows[b]].astype(int)
+        exact = int(np.minimum(ca, cb).sum())
+        for need in (exact, exact + 1):
+            needs = np.full((MOST_TOKENS + 1, MOST_TOKENS + 1), need, np.int64)
+            most = _pairkernels._bucket_most(masks, info, a, masks, info, b, needs)
+            assert most or need > exact  # never below the rows' bound
+            if max(ca.max(), cb.max()) <= 2:  # exact where no bucket holds three
+                assert most == (need <= exact)
+
+
 def _typo_corpus(seed, n=60):
     """Short texts, with copies that drop, insert or replace a character or two, or write
     several characters as others that read alike (a pinyin input method's typos)."""
