@@ -264,6 +264,70 @@ def test_the_size_test_of_candidates_reads_the_sizes_beside_each_entry(match):
         assert sorted(out[:kept].tolist()) == want
 
 
+def test_the_candidates_drop_short_pairs_by_their_bucket_signatures():
+    """With token buckets, ``_later_pairs`` also drops, as it finds them, the pairs judged by
+    the short-text rule on their sizes (fewer tokens than short_tokens or fewer rare grams than
+    min_rare_grams, either text) whose token ratio fails, or whose texts both have a row and
+    cannot share the tokens the need table asks for by the signatures' bound — computed here
+    from the rows themselves: buckets both hold once, twice, and the smaller sum of counts
+    beyond two. Both drops happen; every other pair is kept as without buckets."""
+    from neardup import _pairkernels
+    from neardup.bagbound import MOST_TOKENS, TokenBuckets
+    from neardup.index.ngram import Postings
+
+    rng = np.random.default_rng(11)
+    n = 500
+    tokens = rng.choice([3, 5, 8, 10, 16, 19, 20, 40, 80], n)
+    grams = rng.choice([0, 4, 9, 10, 19, 20, 21, 40, 100], n)
+    counts = (rng.random((n, 64)) < 0.15) * rng.choice([1, 1, 1, 2, 3, 5], (n, 64))
+    row = np.where(rng.random(n) < 0.85, np.arange(n), -1)
+    lengths = counts.sum(axis=1)
+    masks, info = TokenBuckets(counts.astype(np.uint8), row, lengths).signatures()
+    needs = rng.integers(0, 30, (MOST_TOKENS + 1, MOST_TOKENS + 1))
+    keys = [sorted(rng.choice(5, rng.integers(1, 3), replace=False).tolist()) for _ in range(n)]
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum([len(k) for k in keys], out=offsets[1:])
+    postings = Postings.of(np.array([v for k in keys for v in k], np.uint64), offsets)
+    post = postings.post_docs
+    cfg = AutoConfig()
+    low, ratio = min(cfg.short_similarity, cfg.coverage), cfg.coverage
+    strict_sizes = np.array([cfg.short_tokens, cfg.min_rare_grams], np.float64)
+
+    def most(a: int, b: int) -> int:
+        both = np.minimum(counts[a], counts[b])
+        beyond = min(np.maximum(counts[a] - 2, 0).sum(), np.maximum(counts[b] - 2, 0).sum())
+        return int((both >= 1).sum() + (both >= 2).sum() + beyond)
+
+    mark = np.full(n, -1, np.int64)
+    out = np.empty(n, np.int64)
+    dropped = {"ratio": 0, "signature": 0}
+    for x in range(n):
+        _found, kept = _pairkernels._later_pairs(
+            x, *postings.arrays, mark, out, tokens[post].astype(np.int32),
+            grams[post].astype(np.int32), float(tokens[x]), float(grams[x]), low, ratio,
+            masks, info, masks[post], info[post], strict_sizes, needs,
+        )  # fmt: skip
+        want = []
+        for y in range(x + 1, n):
+            by_tokens = _ratio(tokens[x], tokens[y]) >= low
+            if not set(keys[x]) & set(keys[y]) or not (
+                by_tokens or _ratio(grams[x], grams[y]) >= ratio
+            ):
+                continue
+            if min(tokens[x], tokens[y]) < cfg.short_tokens or min(grams[x], grams[y]) < 20:
+                if not by_tokens:
+                    dropped["ratio"] += 1
+                    continue
+                la, lb = sorted((lengths[x], lengths[y]))
+                if row[x] >= 0 and row[y] >= 0 and most(x, y) < needs[la, lb]:
+                    dropped["signature"] += 1
+                    continue
+            want.append(y)
+        assert sorted(out[:kept].tolist()) == want
+    assert cfg.min_rare_grams == 20
+    assert min(dropped.values()) > 100
+
+
 def _ratio(a: int, b: int) -> float:
     return min(a, b) / max(a, b) if max(a, b) > 0 else 0.0
 

@@ -366,10 +366,10 @@ def _later_pairs(
     beside its entry in the posting lists, in the order the lists are scanned: a pair that
     fails is dropped without a look at the other document.
 
-    With ``masks`` (empty: none), a pair the short-text rule judges by its sizes alone
-    (``strict_sizes``: fewer tokens than ``short_tokens[0]`` or fewer rare grams than
-    ``[1]``, as :func:`_shapes_into` decides) is kept only if its token ratio reaches ``low``
-    and, when both texts have token buckets, the buckets' signatures
+    With ``masks`` (empty: none), a pair the short-text rule judges by its sizes alone (fewer
+    tokens than ``strict_sizes[0]``, short_tokens, or fewer rare grams than ``strict_sizes[1]``,
+    min_rare_grams, as :func:`_shapes_into` decides) is kept only if its token ratio reaches
+    ``low`` and, when both texts have token buckets, the buckets' signatures
     (:meth:`neardup.bagbound.TokenBuckets.signatures`, :func:`_bucket_most`; ``x``'s in
     ``masks`` and ``info``, the other's beside its entry in ``post_masks`` and ``post_info``)
     let the texts share the tokens ``needs`` asks for: the pairs :func:`_keep_possible` would
@@ -377,7 +377,8 @@ def _later_pairs(
     (weibo_ced_zh: 11.1 of 11.8 million pairs), not from the shapes' sets and the buckets'
     rows at addresses nothing predicts."""
     sized = post_tokens.shape[0] > 0
-    signed = masks.shape[0] > 0 and info[x] >= 0
+    bucketed = masks.shape[0] > 0
+    signed = bucketed and info[x] >= 0
     found = 0
     c = 0
     for i in range(doc_off[x], doc_off[x + 1]):
@@ -402,11 +403,13 @@ def _later_pairs(
             by_tokens = many > 0 and min(tx, ty) / many >= low
             if not (by_tokens or (large > 0 and min(gx, gy) / large >= least_ratio)):
                 continue
-            if signed and (min(tx, ty) < strict_sizes[0] or min(gx, gy) < strict_sizes[1]):
+            if bucketed and (min(tx, ty) < strict_sizes[0] or min(gx, gy) < strict_sizes[1]):
                 if not by_tokens:
                     continue  # judged on its tokens, whose ratio fails
-                if post_info[j] >= 0 and not _bucket_most(
-                    masks, info, x, post_masks, post_info, j, needs
+                if (
+                    signed
+                    and post_info[j] >= 0
+                    and not _bucket_most(masks, info, x, post_masks, post_info, j, needs)
                 ):
                     continue
             out[c] = y
@@ -447,18 +450,20 @@ def possible_candidates(
     post_masks, post_info,
 ):  # fmt: skip
     """The candidate pairs of :func:`key_candidates` (``x`` in ``[lo, hi)``, at most ``room``
-    of them) whose shape can pass (:func:`_shapes_into`) and that the token buckets
-    (``counts``, ``row``, ``lengths``, ``needs``: :func:`_bucket_bound_into`; ``row`` empty:
-    no buckets; ``masks`` and ``info``: their signatures, ``post_masks`` and ``post_info``
-    the same beside each entry, as ``post_tokens``; all empty with ``row``) do not rule out, in the order :func:`key_candidates` makes them — shaped
-    ``SHAPED_AT_ONCE`` at a time as they are made, never held all at once. Returns ``(left,
-    right, strict, contain, cover, candidates)``: the pairs that can pass, their shapes, and
-    how many candidates there were. ``mark`` and ``later`` are :func:`_later_pairs`' arrays, one
-    item per document; a thread may pass the same to each block it runs once (``mark`` starts
-    at -1 and holds documents of other blocks only, never ``x``: a block run again needs them
-    fresh). (The output arrays are never
-    replaced inside the loop: a reassigned array costs reference counting on every candidate,
-    five times the time.)"""
+    of them) whose shape can pass (:func:`_shapes_into`) and that the token buckets do not rule
+    out, in the order :func:`key_candidates` makes them — shaped ``SHAPED_AT_ONCE`` at a time as
+    they are made, never held all at once. The buckets: ``counts``, ``row``, ``lengths``,
+    ``needs`` (:func:`_bucket_bound_into`; ``row`` empty: none), their signatures ``masks`` and
+    ``info`` per document, and the same beside each entry, as ``post_tokens``, in
+    ``post_masks`` and ``post_info`` (all empty when ``row`` is: :func:`_later_pairs`).
+
+    Returns ``(left, right, strict, contain, cover, candidates)``: the pairs that can pass,
+    their shapes, and how many candidates there were. ``mark`` and ``later`` are
+    :func:`_later_pairs`' arrays, one item per document; a thread may pass the same to each
+    block it runs once (``mark`` starts at -1 and holds documents of other blocks only, never
+    ``x``: a block run again needs them fresh). (The output arrays are never replaced inside
+    the loop: a reassigned array costs reference counting on every candidate, five times the
+    time.)"""
     m = SHAPED_AT_ONCE
     buf_l = np.empty(m, np.int64)
     buf_r = np.empty(m, np.int64)

@@ -24,7 +24,8 @@ from . import _pairkernels
 from .arrays import gather
 from .copyrule import CopyRule, strict_least, token_codes
 
-BUCKET_BITS = 6  # 64 buckets: weibo's short pairs pass 1.5x as often as on exact bags
+BUCKET_BITS = 6  # 64 buckets (at most: one word of signature); weibo's short pairs pass 1.5x
+# as often as on exact bags
 MOST_TOKENS = 255  # a count per bucket is one byte; a text with more tokens gets no row
 
 
@@ -99,6 +100,8 @@ class TokenBuckets:
         the two texts' tokens beyond the second: so ``popcount(a1 & b1) + popcount(a2 & b2) +
         min(extra_a, extra_b)`` is never below the bound (weibo_ced_zh: 0.66 million of 11.75
         million short pairs pass it, 0.57 million the bound)."""
+        if self.counts.shape[1] > 64 or MOST_TOKENS > 255:  # one 64-bit word, one byte
+            raise ValueError("bucket signatures need at most 64 buckets and 255 tokens a row")
         return _pairkernels.bucket_signatures(self.counts, self.row, self.lengths)
 
 
