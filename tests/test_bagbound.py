@@ -89,7 +89,7 @@ def test_bucket_signatures_never_bound_below_the_rows(texts):
         exact = int(np.minimum(ca, cb).sum())
         for need in (exact, exact + 1):
             needs = np.full((MOST_TOKENS + 1, MOST_TOKENS + 1), need, np.int64)
-            most = _pairkernels._bucket_most(masks, info, a, masks, info, b, needs)
+            most = _pairkernels._bucket_most(masks, info, a, b, info[b], needs)
             assert most or need > exact  # never below the rows' bound
             if max(ca.max(), cb.max()) <= 2:  # exact where no bucket holds three
                 assert most == (need <= exact)

@@ -251,7 +251,7 @@ def test_the_size_test_of_candidates_reads_the_sizes_beside_each_entry(match):
     for x in range(n):
         found, kept = _pairkernels._later_pairs(
             x, *postings.arrays, mark, out, post_tokens, post_grams,
-            float(tokens[x]), float(grams[x]), low, ratio, *no_signs, *no_signs,
+            float(tokens[x]), float(grams[x]), low, ratio, *no_signs, _pairkernels._NO_INFO,
             _pairkernels._NO_STRICT, _pairkernels._NO_NEEDS,
         )  # fmt: skip
         later = [y for y in range(x + 1, n) if set(keys[x]) & set(keys[y])]
@@ -305,7 +305,7 @@ def test_the_candidates_drop_short_pairs_by_their_bucket_signatures():
         _found, kept = _pairkernels._later_pairs(
             x, *postings.arrays, mark, out, tokens[post].astype(np.int32),
             grams[post].astype(np.int32), float(tokens[x]), float(grams[x]), low, ratio,
-            masks, info, masks[post], info[post], strict_sizes, needs,
+            masks, info, info[post], strict_sizes, needs,
         )  # fmt: skip
         want = []
         for y in range(x + 1, n):

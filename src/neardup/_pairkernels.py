@@ -334,8 +334,8 @@ def key_candidates(
     for x in range(lo, hi):
         _found, c = _later_pairs(
             x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later,
-            _NO_SIZES, _NO_SIZES, 0.0, 0.0, 0.0, 0.0, _NO_MASKS, _NO_INFO, _NO_MASKS, _NO_INFO,
-            _NO_STRICT, _NO_NEEDS,
+            _NO_SIZES, _NO_SIZES, 0.0, 0.0, 0.0, 0.0, _NO_MASKS, _NO_INFO, _NO_INFO, _NO_STRICT,
+            _NO_NEEDS,
         )  # fmt: skip
         if fill:
             for t in range(c):  # a loop: slice assignment takes numba seconds to compile
@@ -349,8 +349,8 @@ def key_candidates(
 @numba.njit(cache=True, nogil=True)
 def _later_pairs(
     x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, out,
-    post_tokens, post_grams, tx, gx, low, least_ratio, masks, info, post_masks, post_info,
-    strict_sizes, needs,
+    post_tokens, post_grams, tx, gx, low, least_ratio, masks, info, post_info, strict_sizes,
+    needs,
 ):  # fmt: skip
     """The documents ``y > x`` that share a usable key with ``x``, each once: returns how many
     were found and how many of them were kept in ``out``. ``doc_keys`` are each document's
@@ -370,12 +370,11 @@ def _later_pairs(
     tokens than ``strict_sizes[0]``, short_tokens, or fewer rare grams than ``strict_sizes[1]``,
     min_rare_grams, as :func:`_shapes_into` decides) is kept only if its token ratio reaches
     ``low`` and, when both texts have token buckets, the buckets' signatures
-    (:meth:`neardup.bagbound.TokenBuckets.signatures`, :func:`_bucket_most`; ``x``'s in
-    ``masks`` and ``info``, the other's beside its entry in ``post_masks`` and ``post_info``)
-    let the texts share the tokens ``needs`` asks for: the pairs :func:`_keep_possible` would
-    drop, dropped here from a few bytes read in the order the lists are scanned
-    (weibo_ced_zh: 11.1 of 11.8 million pairs), not from the shapes' sets and the buckets'
-    rows at addresses nothing predicts."""
+    (:meth:`neardup.bagbound.TokenBuckets.signatures`, :func:`_bucket_most`: ``masks`` and
+    ``info`` per document, the other document's ``info`` also beside its entry in
+    ``post_info``) let the texts share the tokens ``needs`` asks for: the pairs
+    :func:`_keep_possible` would drop, dropped here from 20 bytes per text (weibo_ced_zh: 11.1
+    of 11.8 million pairs), not from the shapes' sets and the buckets' 64-byte rows."""
     sized = post_tokens.shape[0] > 0
     bucketed = masks.shape[0] > 0
     signed = bucketed and info[x] >= 0
@@ -406,10 +405,12 @@ def _later_pairs(
             if bucketed and (min(tx, ty) < strict_sizes[0] or min(gx, gy) < strict_sizes[1]):
                 if not by_tokens:
                     continue  # judged on its tokens, whose ratio fails
+                if j + AHEAD < end:  # a later entry's masks, at an address nothing predicts
+                    prefetch(masks, post_docs[j + AHEAD])
                 if (
                     signed
                     and post_info[j] >= 0
-                    and not _bucket_most(masks, info, x, post_masks, post_info, j, needs)
+                    and not _bucket_most(masks, info, x, y, post_info[j], needs)
                 ):
                     continue
             out[c] = y
@@ -427,15 +428,15 @@ def _popcount(v):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _bucket_most(masks_a, info_a, a, masks_b, info_b, b, needs):
-    """Whether texts ``masks_a[a]`` and ``masks_b[b]`` may share the tokens ``needs[short,
-    long]`` asks for, by their bucket signatures: an upper bound of ``sum_k min(count_a[k],
-    count_b[k])`` (:func:`_bucket_bound_into`), never below it, so a pair this drops the bound
-    drops too."""
-    la = info_a[a] & 0xFF
-    lb = info_b[b] & 0xFF
-    most = _popcount(masks_a[a, 0] & masks_b[b, 0]) + _popcount(masks_a[a, 1] & masks_b[b, 1])
-    most += min(info_a[a] >> 8, info_b[b] >> 8)
+def _bucket_most(masks, info, a, b, info_b, needs):
+    """Whether texts ``a`` and ``b`` (whose ``info`` is ``info_b``) may share the tokens
+    ``needs[short, long]`` asks for, by their bucket signatures: an upper bound of ``sum_k
+    min(count_a[k], count_b[k])`` (:func:`_bucket_bound_into`), never below it, so a pair this
+    drops the bound drops too."""
+    la = info[a] & 0xFF
+    lb = info_b & 0xFF
+    most = _popcount(masks[a, 0] & masks[b, 0]) + _popcount(masks[a, 1] & masks[b, 1])
+    most += min(info[a] >> 8, info_b >> 8)
     return most >= needs[min(la, lb), max(la, lb)]
 
 
@@ -446,16 +447,15 @@ SHAPED_AT_ONCE = 4096  # candidates shaped together by possible_candidates (they
 def possible_candidates(
     doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, lo, hi, room,
     grams, offsets, sample, sample_off, sketch, sketch_off, tokens, text, bounds, rate,
-    counts, row, lengths, needs, masks, info, mark, later, post_tokens, post_grams,
-    post_masks, post_info,
+    counts, row, lengths, needs, masks, info, mark, later, post_tokens, post_grams, post_info,
 ):  # fmt: skip
     """The candidate pairs of :func:`key_candidates` (``x`` in ``[lo, hi)``, at most ``room``
     of them) whose shape can pass (:func:`_shapes_into`) and that the token buckets do not rule
     out, in the order :func:`key_candidates` makes them — shaped ``SHAPED_AT_ONCE`` at a time as
     they are made, never held all at once. The buckets: ``counts``, ``row``, ``lengths``,
     ``needs`` (:func:`_bucket_bound_into`; ``row`` empty: none), their signatures ``masks`` and
-    ``info`` per document, and the same beside each entry, as ``post_tokens``, in
-    ``post_masks`` and ``post_info`` (all empty when ``row`` is: :func:`_later_pairs`).
+    ``info`` per document, and ``info`` beside each entry, as ``post_tokens``, in
+    ``post_info`` (all empty when ``row`` is: :func:`_later_pairs`).
 
     Returns ``(left, right, strict, contain, cover, candidates)``: the pairs that can pass,
     their shapes, and how many candidates there were. ``mark`` and ``later`` are
@@ -490,7 +490,7 @@ def possible_candidates(
         found, c = _later_pairs(
             x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later,
             post_tokens, post_grams, float(tokens[x]), float(offsets[x + 1] - offsets[x]),
-            low, least_ratio, masks, info, post_masks, post_info, strict_sizes, needs,
+            low, least_ratio, masks, info, post_info, strict_sizes, needs,
         )  # fmt: skip
         seen += found
         for t in range(c):
