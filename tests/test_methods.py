@@ -1,6 +1,7 @@
 """The ngram, paragraph and auto methods against brute-force oracles built from the definitions."""
 
 import itertools
+import math
 import random
 from dataclasses import replace
 
@@ -252,7 +253,7 @@ def test_the_size_test_of_candidates_reads_the_sizes_beside_each_entry(match):
         found, kept = _pairkernels._later_pairs(
             x, *postings.arrays, mark, out, post_tokens, post_grams,
             float(tokens[x]), float(grams[x]), low, ratio, *no_signs, _pairkernels._NO_INFO,
-            _pairkernels._NO_STRICT, _pairkernels._NO_NEEDS,
+            _pairkernels._NO_GRAM_MASKS, _pairkernels._NO_RULE, _pairkernels._NO_NEEDS,
         )  # fmt: skip
         later = [y for y in range(x + 1, n) if set(keys[x]) & set(keys[y])]
         want = [
@@ -264,21 +265,34 @@ def test_the_size_test_of_candidates_reads_the_sizes_beside_each_entry(match):
         assert sorted(out[:kept].tolist()) == want
 
 
-def test_the_candidates_drop_short_pairs_by_their_bucket_signatures():
+def test_the_candidates_drop_short_pairs_by_their_signatures():
     """With token buckets, ``_later_pairs`` also drops, as it finds them, the pairs judged by
     the short-text rule on their sizes (fewer tokens than short_tokens or fewer rare grams than
-    min_rare_grams, either text) whose token ratio fails, or whose texts both have a row and
-    cannot share the tokens the need table asks for by the signatures' bound — computed here
-    from the rows themselves: buckets both hold once, twice, and the smaller sum of counts
-    beyond two. Both drops happen; every other pair is kept as without buckets."""
+    min_rare_grams, either text) that cannot pass on their tokens: the token ratio fails, or
+    both texts have a row and cannot share the tokens the need table asks for by the
+    signatures' bound — computed here from the rows themselves: buckets both hold once,
+    twice, and the smaller sum of counts beyond two. A pair judged on its rare grams with fewer
+    than typo_tokens tokens (judged on its tokens where its grams fail) is dropped where its
+    tokens cannot pass and its grams cannot either: their ratio fails, or fewer than the
+    shapes' count (containment of the smaller set, coverage of the larger) by a bound computed
+    here from the sets: the 256 top-8-bit buckets both hold plus the smaller number of grams
+    sharing a bucket within their own set. Every drop happens; every other pair is kept as
+    without buckets."""
     from neardup import _pairkernels
     from neardup.bagbound import MOST_TOKENS, TokenBuckets
     from neardup.index.ngram import Postings
 
     rng = np.random.default_rng(11)
-    n = 500
-    tokens = rng.choice([3, 5, 8, 10, 16, 19, 20, 40, 80], n)
-    grams = rng.choice([0, 4, 9, 10, 19, 20, 21, 40, 100], n)
+    n = 600
+    tokens = rng.choice([3, 5, 8, 10, 16, 19, 20, 30, 40, 63, 64, 80], n)
+    universe = rng.integers(0, 2**64, 120, dtype=np.uint64)  # few grams: sets overlap
+    sets = [set(rng.choice(universe, rng.choice([0, 4, 10, 19, 20, 21, 30, 40, 50, 90]), False).tolist())
+            for _ in range(n)]  # fmt: skip
+    grams = np.array([len(g) for g in sets])
+    gram_off = np.zeros(n + 1, np.int64)
+    np.cumsum(grams, out=gram_off[1:])
+    gram_values = np.array([v for g in sets for v in sorted(g)], np.uint64)
+    gram_masks = _pairkernels.gram_signatures(gram_values, gram_off)
     counts = (rng.random((n, 64)) < 0.15) * rng.choice([1, 1, 1, 2, 3, 5], (n, 64))
     row = np.where(rng.random(n) < 0.85, np.arange(n), -1)
     lengths = counts.sum(axis=1)
@@ -291,21 +305,27 @@ def test_the_candidates_drop_short_pairs_by_their_bucket_signatures():
     post = postings.post_docs
     cfg = AutoConfig()
     low, ratio = min(cfg.short_similarity, cfg.coverage), cfg.coverage
-    strict_sizes = np.array([cfg.short_tokens, cfg.min_rare_grams], np.float64)
+    rule = np.array(
+        [cfg.short_tokens, cfg.min_rare_grams, cfg.typo_tokens, cfg.containment, cfg.coverage]
+    )
 
-    def most(a: int, b: int) -> int:
+    def tokens_most(a: int, b: int) -> int:
         both = np.minimum(counts[a], counts[b])
         beyond = min(np.maximum(counts[a] - 2, 0).sum(), np.maximum(counts[b] - 2, 0).sum())
         return int((both >= 1).sum() + (both >= 2).sum() + beyond)
 
+    def grams_most(a: int, b: int) -> int:
+        tops = [{v >> 56 for v in sets[d]} for d in (a, b)]
+        return len(tops[0] & tops[1]) + min(grams[a] - len(tops[0]), grams[b] - len(tops[1]))
+
     mark = np.full(n, -1, np.int64)
     out = np.empty(n, np.int64)
-    dropped = {"ratio": 0, "signature": 0}
+    dropped = {"ratio": 0, "tokens": 0, "gram ratio": 0, "grams": 0}
     for x in range(n):
         _found, kept = _pairkernels._later_pairs(
             x, *postings.arrays, mark, out, tokens[post].astype(np.int32),
             grams[post].astype(np.int32), float(tokens[x]), float(grams[x]), low, ratio,
-            masks, info, info[post], strict_sizes, needs,
+            masks, info, info[post], gram_masks, rule, needs,
         )  # fmt: skip
         want = []
         for y in range(x + 1, n):
@@ -314,18 +334,46 @@ def test_the_candidates_drop_short_pairs_by_their_bucket_signatures():
                 by_tokens or _ratio(grams[x], grams[y]) >= ratio
             ):
                 continue
-            if min(tokens[x], tokens[y]) < cfg.short_tokens or min(grams[x], grams[y]) < 20:
-                if not by_tokens:
-                    dropped["ratio"] += 1
+            la, lb = sorted((lengths[x], lengths[y]))
+            rows = row[x] >= 0 and row[y] >= 0
+            tokens_may = by_tokens and not (rows and tokens_most(x, y) < needs[la, lb])
+            few, (small, large) = min(tokens[x], tokens[y]), sorted((grams[x], grams[y]))
+            if few < cfg.short_tokens or small < cfg.min_rare_grams:
+                if not tokens_may:
+                    dropped["ratio" if not by_tokens else "tokens"] += 1
                     continue
-                la, lb = sorted((lengths[x], lengths[y]))
-                if row[x] >= 0 and row[y] >= 0 and most(x, y) < needs[la, lb]:
-                    dropped["signature"] += 1
+            elif few < cfg.typo_tokens and not tokens_may:
+                need = max(math.ceil(max(cfg.containment * small, cfg.coverage * large)), 1)
+                if small / large < cfg.coverage:
+                    dropped["gram ratio"] += 1
+                    continue
+                if grams_most(x, y) < need:
+                    dropped["grams"] += 1
                     continue
             want.append(y)
         assert sorted(out[:kept].tolist()) == want
-    assert cfg.min_rare_grams == 20
-    assert min(dropped.values()) > 100
+    assert cfg.min_rare_grams == 20 and cfg.typo_tokens == 64
+    assert min(dropped.values()) > 50, dropped
+
+
+@given(st.lists(st.sets(st.integers(0, 2**64 - 1), max_size=300), min_size=2, max_size=6))
+@settings(max_examples=60, deadline=None)
+def test_the_rare_grams_bound_is_never_below_the_grams_shared(sets):
+    """``_grams_most`` of two rare-gram sets is at least what they share, whatever their sizes
+    (sets crowding the 256 buckets included), and equals it for sets of one gram each."""
+    from neardup import _pairkernels
+
+    values = [sorted(s) for s in sets]
+    offsets = np.zeros(len(sets) + 1, np.int64)
+    np.cumsum([len(v) for v in values], out=offsets[1:])
+    masks = _pairkernels.gram_signatures(
+        np.array([v for vs in values for v in vs], np.uint64), offsets
+    )
+    for a, b in itertools.combinations(range(len(sets)), 2):
+        most = _pairkernels._grams_most(masks, a, b, len(sets[a]), len(sets[b]))
+        assert most >= len(sets[a] & sets[b])
+        if len(sets[a]) == len(sets[b]) == 1:
+            assert most == int((next(iter(sets[a])) >> 56) == (next(iter(sets[b])) >> 56))
 
 
 def _ratio(a: int, b: int) -> float:
@@ -334,7 +382,13 @@ def _ratio(a: int, b: int) -> float:
 
 @pytest.mark.parametrize(
     ("buckets", "options"),
-    [(True, {}), (False, {}), (False, {"match": "text", "text_threshold": 0.6})],
+    [
+        (True, {}),
+        # token bags fail where rare grams pass: the gram bound decides
+        (True, {"short_similarity": 0.95, "min_contained_tokens": 200}),
+        (False, {}),
+        (False, {"match": "text", "text_threshold": 0.6}),
+    ],
 )
 def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, options, monkeypatch):
     """The candidates shaped as they are made equal every candidate pair made first, then
@@ -352,7 +406,7 @@ def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, option
         "".join(rng.choice("今天气很好我们去公园转发微博") for _ in range(rng.randint(4, 12)))
         for _ in range(1500)
     ]
-    texts = corpus() + posts  # many short posts: many candidates the buckets rule out
+    texts = corpus() + posts + _edited_posts(rng)  # many candidates the buckets rule out
     method = create("auto", **options)
     prepared = method.prepare(method.compared(texts), fit=True, buckets=buckets)
     assert (prepared.buckets is not None) is buckets
@@ -378,6 +432,38 @@ def test_possible_candidates_equal_the_shapes_of_every_candidate(buckets, option
             assert np.array_equal(g, w)
     assert len(left) > 3 * _pairkernels.SHAPED_AT_ONCE
     assert len(Postings.of(*prepared.sketch).blocks(300)) > 3
+
+
+def _edited_posts(rng: random.Random) -> list[str]:
+    """Posts of 25-60 characters, each with variants of 1-20 edits (characters and runs
+    inserted, deleted, replaced), one continued and one cut: pairs judged on their rare grams
+    whose shares and token bags fall on both sides of the rule's bounds."""
+    alphabet = (
+        "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学"
+    )
+    out = []
+    for _ in range(80):
+        base = [rng.choice(alphabet) for _ in range(rng.randint(25, 60))]
+        out.append("".join(base))
+        for _ in range(5):
+            text = list(base)
+            for _ in range(rng.randint(1, 20)):
+                k = rng.randrange(len(text) + 1)
+                op = rng.choice("dirR")
+                if op == "d" and k < len(text):
+                    del text[k]
+                elif op == "i":
+                    text.insert(k, rng.choice(alphabet))
+                elif op == "R":
+                    text[k:k] = [rng.choice(alphabet) for _ in range(rng.randint(3, 8))]
+                elif k < len(text):
+                    text[k] = rng.choice(alphabet)
+            out.append("".join(text))
+        # contained: the grams decide where the token bags of different lengths cannot
+        tail = [rng.choice(alphabet) for _ in range(int(len(base) * rng.uniform(0.6, 1.0)))]
+        out.append("".join(base + tail))
+        out.append("".join(base[: int(len(base) * rng.uniform(0.5, 0.7))]))
+    return out
 
 
 @pytest.mark.parametrize("match", ["copy", "text"])

@@ -315,7 +315,8 @@ def posting_lists(values, offsets):
 _NO_SIZES = np.empty(0, np.int32)  # no size test (:func:`_later_pairs`)
 _NO_MASKS = np.empty((0, 2), np.uint64)  # no bucket signatures (:func:`_later_pairs`)
 _NO_INFO = np.empty(0, np.int32)
-_NO_STRICT = np.zeros(2, np.float64)
+_NO_GRAM_MASKS = np.empty((0, 4), np.uint64)
+_NO_RULE = np.zeros(5, np.float64)
 _NO_NEEDS = np.empty((1, 1), np.int64)
 
 
@@ -334,8 +335,8 @@ def key_candidates(
     for x in range(lo, hi):
         _found, c = _later_pairs(
             x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later,
-            _NO_SIZES, _NO_SIZES, 0.0, 0.0, 0.0, 0.0, _NO_MASKS, _NO_INFO, _NO_INFO, _NO_STRICT,
-            _NO_NEEDS,
+            _NO_SIZES, _NO_SIZES, 0.0, 0.0, 0.0, 0.0, _NO_MASKS, _NO_INFO, _NO_INFO,
+            _NO_GRAM_MASKS, _NO_RULE, _NO_NEEDS,
         )  # fmt: skip
         if fill:
             for t in range(c):  # a loop: slice assignment takes numba seconds to compile
@@ -349,8 +350,8 @@ def key_candidates(
 @numba.njit(cache=True, nogil=True)
 def _later_pairs(
     x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, out,
-    post_tokens, post_grams, tx, gx, low, least_ratio, masks, info, post_info, strict_sizes,
-    needs,
+    post_tokens, post_grams, tx, gx, low, least_ratio, masks, info, post_info, gram_masks,
+    rule, needs,
 ):  # fmt: skip
     """The documents ``y > x`` that share a usable key with ``x``, each once: returns how many
     were found and how many of them were kept in ``out``. ``doc_keys`` are each document's
@@ -367,14 +368,22 @@ def _later_pairs(
     fails is dropped without a look at the other document.
 
     With ``masks`` (empty: none), a pair the short-text rule judges by its sizes alone (fewer
-    tokens than ``strict_sizes[0]``, short_tokens, or fewer rare grams than ``strict_sizes[1]``,
+    tokens than ``rule[0]``, short_tokens, or fewer rare grams than ``rule[1]``,
     min_rare_grams, as :func:`_shapes_into` decides) is kept only if its token ratio reaches
     ``low`` and, when both texts have token buckets, the buckets' signatures
     (:meth:`neardup.bagbound.TokenBuckets.signatures`, :func:`_bucket_most`: ``masks`` and
     ``info`` per document, the other document's ``info`` also beside its entry in
     ``post_info``) let the texts share the tokens ``needs`` asks for: the pairs
     :func:`_keep_possible` would drop, dropped here from 20 bytes per text (weibo_ced_zh: 11.1
-    of 11.8 million pairs), not from the shapes' sets and the buckets' 64-byte rows."""
+    of 11.8 million pairs), not from the shapes' sets and the buckets' 64-byte rows.
+
+    With ``gram_masks`` too (:func:`gram_signatures`), a pair judged on its rare grams whose
+    texts have fewer than ``rule[2]`` tokens (typo_tokens: where its grams fail, the short-text
+    rule judges it on its tokens) is dropped where neither can pass: its tokens as above, and
+    its rare grams by their ratio (``rule[4]``, coverage) and an upper bound of the grams the
+    two share (:func:`_grams_most`) below the count :func:`_shapes_into` asks for
+    (containment ``rule[3]`` of the smaller set, coverage of the larger) — unless an empty
+    share would pass (both 0)."""
     sized = post_tokens.shape[0] > 0
     bucketed = masks.shape[0] > 0
     signed = bucketed and info[x] >= 0
@@ -402,16 +411,26 @@ def _later_pairs(
             by_tokens = many > 0 and min(tx, ty) / many >= low
             if not (by_tokens or (large > 0 and min(gx, gy) / large >= least_ratio)):
                 continue
-            if bucketed and (min(tx, ty) < strict_sizes[0] or min(gx, gy) < strict_sizes[1]):
-                if not by_tokens:
-                    continue  # judged on its tokens, whose ratio fails
+            if not bucketed:
+                out[c] = y
+                c += 1
+                continue
+            few = min(tx, ty)
+            small = min(gx, gy)
+            if few < rule[0] or small < rule[1] or (gram_masks.shape[0] > 0 and few < rule[2]):
                 if j + AHEAD < end:  # a later entry's masks, at an address nothing predicts
                     prefetch(masks, post_docs[j + AHEAD])
-                if (
+                    if gram_masks.shape[0] > 0:
+                        prefetch(gram_masks, post_docs[j + AHEAD])
+                tokens_may = by_tokens and not (
                     signed
                     and post_info[j] >= 0
                     and not _bucket_most(masks, info, x, y, post_info[j], needs)
-                ):
+                )
+                if few < rule[0] or small < rule[1]:  # judged on its tokens
+                    if not tokens_may:
+                        continue
+                elif not tokens_may and not _grams_may(gram_masks, x, y, gx, gy, rule):
                     continue
             out[c] = y
             c += 1
@@ -425,6 +444,50 @@ def _popcount(v):
     v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
     v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
     return int((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _grams_may(gram_masks, a, b, ga, gb, rule):
+    """Whether the rare grams of texts ``a`` and ``b`` (``ga`` and ``gb`` of them) may pass
+    :func:`_shapes_into`'s test: their ratio reaches coverage and :func:`_grams_most` the count
+    it asks for (or an empty share passes)."""
+    containment, coverage = rule[3], rule[4]
+    if containment <= 0.0 and coverage <= 0.0:
+        return True  # a share of nothing passes
+    small = min(ga, gb)
+    large = max(ga, gb)
+    if large <= 0 or small <= 0 or small / large < coverage:
+        return False
+    need = np.ceil(max(containment * small, coverage * large) - 1e-9)
+    return _grams_most(gram_masks, a, b, int(ga), int(gb)) >= max(int(need), 1)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _grams_most(gram_masks, a, b, ga, gb):
+    """An upper bound of the rare grams two texts share (``ga`` and ``gb`` of them): the
+    256 buckets (top 8 bits) both hold, plus the smaller count of grams that share a bucket
+    with another of their own text."""
+    both = 0
+    own_a = 0
+    own_b = 0
+    for w in range(4):
+        both += _popcount(gram_masks[a, w] & gram_masks[b, w])
+        own_a += _popcount(gram_masks[a, w])
+        own_b += _popcount(gram_masks[b, w])
+    return both + min(ga - own_a, gb - own_b)
+
+
+@numba.njit(cache=True, nogil=True)
+def gram_signatures(values, offsets):
+    """Per document, which of 256 buckets (the top 8 bits of the hash) its rare grams
+    ``values[offsets[d]:offsets[d + 1]]`` fall in: four 64-bit words (:func:`_grams_most`)."""
+    n = offsets.shape[0] - 1
+    out = np.zeros((n, 4), np.uint64)
+    for d in range(n):
+        for i in range(offsets[d], offsets[d + 1]):
+            top = values[i] >> np.uint64(56)
+            out[d, top >> np.uint64(6)] |= np.uint64(1) << (top & np.uint64(63))
+    return out
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -448,6 +511,7 @@ def possible_candidates(
     doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, lo, hi, room,
     grams, offsets, sample, sample_off, sketch, sketch_off, tokens, text, bounds, rate,
     counts, row, lengths, needs, masks, info, mark, later, post_tokens, post_grams, post_info,
+    gram_masks,
 ):  # fmt: skip
     """The candidate pairs of :func:`key_candidates` (``x`` in ``[lo, hi)``, at most ``room``
     of them) whose shape can pass (:func:`_shapes_into`) and that the token buckets do not rule
@@ -455,7 +519,8 @@ def possible_candidates(
     they are made, never held all at once. The buckets: ``counts``, ``row``, ``lengths``,
     ``needs`` (:func:`_bucket_bound_into`; ``row`` empty: none), their signatures ``masks`` and
     ``info`` per document, and ``info`` beside each entry, as ``post_tokens``, in
-    ``post_info`` (all empty when ``row`` is: :func:`_later_pairs`).
+    ``post_info``; with them, ``gram_masks``, the rare grams' signatures (all empty when
+    ``row`` is: :func:`_later_pairs`).
 
     Returns ``(left, right, strict, contain, cover, candidates)``: the pairs that can pass,
     their shapes, and how many candidates there were. ``mark`` and ``later`` are
@@ -483,14 +548,15 @@ def possible_candidates(
         low, least_ratio = np.inf, bounds[6]
     else:
         low, least_ratio = bounds[3], bounds[5]
-    strict_sizes = bounds[:2].copy()  # short_tokens, min_rare_grams
+    # short_tokens, min_rare_grams, typo_tokens, containment, coverage (:func:`_later_pairs`)
+    rule = np.array([bounds[0], bounds[1], bounds[2], bounds[4], bounds[5]])
     if text:
-        strict_sizes[:] = 0.0  # no pair is judged by the short-text rule
+        rule[:3] = 0.0  # no pair is judged by the short-text rule
     for x in range(lo, hi):
         found, c = _later_pairs(
             x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later,
             post_tokens, post_grams, float(tokens[x]), float(offsets[x + 1] - offsets[x]),
-            low, least_ratio, masks, info, post_info, strict_sizes, needs,
+            low, least_ratio, masks, info, post_info, gram_masks, rule, needs,
         )  # fmt: skip
         seen += found
         for t in range(c):

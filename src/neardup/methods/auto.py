@@ -669,7 +669,7 @@ class AutoMethod:
         post_tokens = prepared.tokens[postings.post_docs].astype(np.int32)
         post_grams = np.diff(prepared.grams[1])[postings.post_docs].astype(np.int32)
         sets, bounds = self._shape_args(prepared, estimate=True)
-        bucket_args, post_info = self._bucket_args(prepared, postings)
+        bucket_args, signed = self._bucket_args(prepared, postings)
 
         def block(k: int, spare: queue.SimpleQueue) -> tuple[int, tuple[np.ndarray, ...]]:
             try:  # document marks, one per thread at work; a mark names the document that
@@ -679,7 +679,7 @@ class AutoMethod:
                 marks = (np.full(n, -1, np.int64), np.empty(n, np.int64))
             *pairs, judged = _pairkernels.possible_candidates(
                 *postings.arrays, *blocks[k], *sets, *bounds, *bucket_args, *marks,
-                post_tokens, post_grams, post_info,
+                post_tokens, post_grams, *signed,
             )  # fmt: skip
             spare.put(marks)
             return judged, tuple(p.copy() for p in pairs)  # not the block's room
@@ -703,11 +703,11 @@ class AutoMethod:
 
     def _bucket_args(
         self, prepared: Prepared, postings: Postings
-    ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray]]:
         """The token buckets' arguments to :func:`neardup._pairkernels.possible_candidates`:
-        the bound and its signatures per document, then each posting entry's document's
-        signature ``info`` (read in the order the lists are scanned); empty arrays without
-        buckets."""
+        the bound and its signatures per document; then each posting entry's document's
+        signature ``info`` (read in the order the lists are scanned) and the rare grams'
+        signatures; empty arrays without buckets."""
         buckets = prepared.buckets
         if buckets is None:
             none, masks, info = (
@@ -716,10 +716,11 @@ class AutoMethod:
                 np.empty(0, np.int32),
             )
             bound = (np.empty((0, 1), np.uint8), none, none, np.empty((1, 1), np.int64))
-            return (*bound, masks, info), info
+            return (*bound, masks, info), (info, np.empty((0, 4), np.uint64))
         masks, info = buckets.signatures()
         bound = buckets.bound_args(self.config.rule())
-        return (*bound, masks, info), info[postings.post_docs]
+        grams = _pairkernels.gram_signatures(*prepared.grams)
+        return (*bound, masks, info), (info[postings.post_docs], grams)
 
     def _verify_held(
         self,
