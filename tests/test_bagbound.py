@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from neardup.bagbound import BUCKET_BITS, MOST_TOKENS, TokenBuckets
 from neardup.copyrule import judge_pairs, token_codes
 from neardup.methods import create
+from textedits import edited
 
 WORDS = st.text(alphabet=st.sampled_from(list("甲乙丙丁戊己家已的是 ab1第次")), max_size=40)
 
@@ -109,17 +110,7 @@ def _typo_corpus(seed, n=60):
         if heard != base:
             texts.append(heard)
         for _ in range(rng.randint(0, 2)):
-            t = list(base)
-            for _ in range(rng.randint(1, 2)):
-                k = rng.randrange(len(t) + 1)
-                op = rng.choice("dir")
-                if op == "d" and k < len(t):
-                    del t[k]
-                elif op == "i":
-                    t.insert(k, rng.choice(alphabet))
-                elif k < len(t):
-                    t[k] = rng.choice(alphabet)
-            texts.append("".join(t))
+            texts.append(edited(rng, base, alphabet, rng.randint(1, 2)))
     return texts
 
 

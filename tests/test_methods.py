@@ -19,6 +19,7 @@ from neardup.methods import create
 from neardup.methods.auto import SKETCH_SHARED_KEYS, AutoConfig, _Held
 from neardup.normalize import normalize
 from neardup.verify import similarity, similarity_pairs
+from textedits import edited
 
 
 def grams(t, n):
@@ -446,19 +447,7 @@ def _edited_posts(rng: random.Random) -> list[str]:
         base = [rng.choice(alphabet) for _ in range(rng.randint(25, 60))]
         out.append("".join(base))
         for _ in range(5):
-            text = list(base)
-            for _ in range(rng.randint(1, 20)):
-                k = rng.randrange(len(text) + 1)
-                op = rng.choice("dirR")
-                if op == "d" and k < len(text):
-                    del text[k]
-                elif op == "i":
-                    text.insert(k, rng.choice(alphabet))
-                elif op == "R":
-                    text[k:k] = [rng.choice(alphabet) for _ in range(rng.randint(3, 8))]
-                elif k < len(text):
-                    text[k] = rng.choice(alphabet)
-            out.append("".join(text))
+            out.append(edited(rng, "".join(base), alphabet, rng.randint(1, 20), "dirR"))
         # contained: the grams decide where the token bags of different lengths cannot
         tail = [rng.choice(alphabet) for _ in range(int(len(base) * rng.uniform(0.6, 1.0)))]
         out.append("".join(base + tail))
