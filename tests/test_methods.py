@@ -285,7 +285,7 @@ def test_the_candidates_drop_short_pairs_by_their_signatures():
 
     rng = np.random.default_rng(11)
     n = 600
-    tokens = rng.choice([3, 5, 8, 10, 16, 19, 20, 30, 40, 63, 64, 80], n)
+    tokens = rng.choice([3, 5, 8, 10, 16, 19, 20, 30, 40, 63, 64, 80, 100], n)
     universe = rng.integers(0, 2**64, 120, dtype=np.uint64)  # few grams: sets overlap
     sets = [set(rng.choice(universe, rng.choice([0, 4, 10, 19, 20, 21, 30, 40, 50, 90]), False).tolist())
             for _ in range(n)]  # fmt: skip
@@ -343,18 +343,34 @@ def test_the_candidates_drop_short_pairs_by_their_signatures():
                 if not tokens_may:
                     dropped["ratio" if not by_tokens else "tokens"] += 1
                     continue
-            elif few < cfg.typo_tokens and not tokens_may:
-                need = max(math.ceil(max(cfg.containment * small, cfg.coverage * large)), 1)
+            elif few < cfg.typo_tokens and not tokens_may:  # judged on its grams, then tokens
+                need = math.ceil(max(cfg.containment * small, cfg.coverage * large) - 1e-9)
                 if small / large < cfg.coverage:
                     dropped["gram ratio"] += 1
                     continue
-                if grams_most(x, y) < need:
+                if grams_most(x, y) < max(need, 1):
                     dropped["grams"] += 1
                     continue
             want.append(y)
         assert sorted(out[:kept].tolist()) == want
     assert cfg.min_rare_grams == 20 and cfg.typo_tokens == 64
     assert min(dropped.values()) > 50, dropped
+
+
+@pytest.mark.parametrize("shared", [54, 55])
+def test_the_rare_grams_bound_asks_for_the_count_the_shapes_ask_for(shared):
+    """At containment 0.55 of 100 grams (55.00000000000001 in floating point) the shapes keep
+    a pair sharing 55 rare grams: so does the candidates' gram test, which drops one sharing 54
+    (each gram in a bucket of its own: the bound is exact)."""
+    from neardup import _pairkernels
+
+    a = np.arange(100, dtype=np.uint64) << np.uint64(56)
+    b = np.concatenate([a[:shared], np.arange(150, 250 - shared, dtype=np.uint64) << 56])
+    masks = _pairkernels.gram_signatures(np.concatenate([a, b]), np.array([0, 100, 200]))
+    rule = np.array([20.0, 20.0, 64.0, 0.55, 0.5])
+    assert 0.55 * 100 > 55
+    may = _pairkernels._grams_may(masks, 0, 1, 100.0, 100.0, rule)
+    assert may == (shared == 55)
 
 
 @given(st.lists(st.sets(st.integers(0, 2**64 - 1), max_size=300), min_size=2, max_size=6))
