@@ -492,3 +492,66 @@ def test_partial_on_the_command_line(tmp_path, capsys):
     capsys.readouterr()
     assert main([*args, "-o", str(tmp_path / "s"), "--method", "simhash", "--partial"]) == 2
     assert "does not take --partial" in capsys.readouterr().err
+
+
+def _boilerplate_corpus(rng):
+    """300 stories under one header paragraph, and pairs of stories that share only it (tails
+    of 5-40 characters): copies by their text alone, two stories once the header's grams are
+    common."""
+    alphabet = "".join(chr(c) for c in range(0x4E00, 0x4E00 + 800))
+
+    def words(n):
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    header = words(60) + "。"
+    corpus = [f"{header}\n\n{words(80)}。\n\n{words(80)}。" for _ in range(300)]
+    pairs = [(f"{header}\n\n{words(n)}。", f"{header}\n\n{words(n)}。") for n in (5, 10, 20, 40)]
+    return corpus, pairs
+
+
+@pytest.mark.parametrize("method", ["auto", "paragraph"])
+def test_compare_and_eval_with_tables_decide_as_a_run_with_them(method, tmp_path, capsys):
+    """``compare --tables`` and ``eval --tables`` judge a pair with a corpus's frozen table as
+    ``dedup --tables`` of the two texts does: pairs sharing only boilerplate are copies to
+    ``compare`` without the table and not with it; ``eval``'s report names the table; a table
+    for a method that takes none is refused."""
+    import random
+
+    corpus, pairs = _boilerplate_corpus(random.Random(1))
+    write_jsonl(tmp_path / "corpus.jsonl", corpus)
+    fitted = tmp_path / "fitted"
+    assert main(["dedup", str(tmp_path / "corpus.jsonl"), "--text-field", "body", "-o",
+                 str(fitted), "--method", method, "--quiet"]) == 0  # fmt: skip
+    table = str(fitted / "common_grams.npz")
+    capsys.readouterr()
+    flipped, called = 0, [0, 0]  # compare's duplicates without and with the table
+    for k, (a, b) in enumerate(pairs):
+        verdicts = []
+        for extra in ([], ["--tables", table]):
+            assert main(["compare", "--method", method, *extra, a, b]) == 0
+            verdicts.append(json.loads(capsys.readouterr().out)["duplicate"])
+        write_jsonl(tmp_path / f"pair{k}.jsonl", [a, b])
+        out = tmp_path / f"run{k}"
+        assert main(["dedup", str(tmp_path / f"pair{k}.jsonl"), "--text-field", "body", "-o",
+                     str(out), "--method", method, "--tables", table, "--quiet"]) == 0  # fmt: skip
+        removed = json.loads((out / "summary.json").read_text())["counts"]["duplicates_removed"]
+        assert verdicts[1] == (removed == 1)
+        flipped += verdicts[0] and not verdicts[1]
+        called = [c + v for c, v in zip(called, verdicts, strict=True)]
+    assert flipped >= 2
+    rows = [orjson.dumps({"text1": a, "text2": b, "label": 0}) for a, b in pairs]
+    (tmp_path / "pairs.jsonl").write_bytes(b"\n".join(rows) + b"\n")
+    for extra, duplicates in (([], called[0]), (["--tables", table], called[1])):
+        out = tmp_path / f"eval{len(extra)}"
+        args = ["eval", str(tmp_path / "pairs.jsonl"), "-o", str(out), "--method", method]
+        assert main([*args, *extra, "--quiet"]) == 0
+        report = json.loads((out / "report.json").read_text())
+        scores = report["results"][method]["at_default_threshold"]
+        assert scores["false_positives"] == duplicates  # every pair is labelled distinct
+        assert (report["tables"] is not None) == bool(extra)
+    capsys.readouterr()
+    assert main(["compare", "--method", "simhash", "--tables", table, "a", "b"]) == 2
+    assert "not of 'simhash'" in capsys.readouterr().err
+    both = ["--methods", "auto,paragraph", "--tables", table]  # one table fits one method
+    assert main(["eval", str(tmp_path / "pairs.jsonl"), "-o", str(tmp_path / "e"), *both]) == 2
+    assert "grams" in capsys.readouterr().err and not (tmp_path / "e").exists()

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import ConfigError, InputError
 from ..methods import create
 from ..normalize import normalize
-from .options import add_method_options, method_options
+from .options import add_method_options, add_tables_option, loaded_tables, method_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("text_a", help="first text, @FILE, or @@… for a text starting with @")
     p.add_argument("text_b", help="second text, @FILE, or @@… for a text starting with @")
     add_method_options(p)
+    add_tables_option(p, what="judge the pair")
     p.set_defaults(func=run)
 
 
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             "--partial reports the partial duplicates of a batch run (neardup dedup --pairs); "
             "for one pair's shared paragraphs, compare with --method paragraph"
         )
-    method = create(args.method, **options)
+    method = create(args.method, tables=loaded_tables(args, [args.method]), **options)
     a, b = read_text_arg(args.text_a), read_text_arg(args.text_b)
     for name, text in (("first", a), ("second", b)):
         if not text.strip():

@@ -6,9 +6,16 @@ import argparse
 import sys
 
 from ..errors import ConfigError
-from ..methods import DEFAULT_METHOD
+from ..methods import DEFAULT_METHOD, TABLE_METHODS, create
 from ..readers import ON_ERROR
-from .options import METHOD_NAMES, add_workers_option, method_options, output_directory
+from .options import (
+    METHOD_NAMES,
+    add_tables_option,
+    add_workers_option,
+    loaded_tables,
+    method_options,
+    output_directory,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,6 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="METHOD.NAME=VALUE",
         help="a method option, e.g. simhash.max_distance=4 (repeatable)",
     )
+    add_tables_option(p, what="score every pair or corpus")
     p.add_argument("--quiet", action="store_true")
     add_workers_option(p)
     p.set_defaults(func=run)
@@ -91,11 +99,14 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate.run import evaluate_file
 
     names = _methods(args)
+    options, tables = _options(args, names), loaded_tables(args, names)
+    for name in set(names) & set(TABLE_METHODS) if tables is not None else ():
+        create(name, tables=tables, **options[name])  # a table of other grams: said before
     report, html_path = evaluate_file(
         args.data,
         args.output,
         methods=names,
-        options=_options(args, names),
+        options=options,
         kind=args.kind,
         label_field=args.label_field,
         cluster_field=args.cluster_field,
@@ -103,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         on_error=args.on_error,
         sweep=args.sweep,
         workers=args.workers,
+        tables=tables,
     )
     if args.sweep and report["kind"] != "pairs":  # said even with --quiet: an option unused
         print(

@@ -227,3 +227,28 @@ def output_directory(value: str) -> str:
             "output with --kept -)"
         )
     return value
+
+
+def add_tables_option(p: argparse.ArgumentParser, *, what: str) -> None:
+    """``--tables FILE``: a frozen common-gram table for the auto and paragraph methods."""
+    p.add_argument(
+        "--tables",
+        metavar="common_grams.npz",
+        help=f"auto, paragraph: {what} with this frozen common-gram table (the one a run "
+        "wrote: OUTDIR/common_grams.npz), so that a corpus's boilerplate decides as in that run",
+    )
+
+
+def loaded_tables(args: argparse.Namespace, methods: list[str]):
+    """The table of ``--tables`` (None: not given), refused unless a method takes it."""
+    from ..methods import TABLE_METHODS
+    from ..pipeline.run import load_tables
+
+    if getattr(args, "tables", None) is None:
+        return None
+    if not set(methods) & set(TABLE_METHODS):
+        raise ConfigError(
+            f"--tables is a common-gram table of the {' and '.join(TABLE_METHODS)} methods, "
+            f"not of {', '.join(map(repr, methods))}"
+        )
+    return load_tables(args.tables)

@@ -10,7 +10,7 @@ from ..cluster import DISTRIBUTED_KEEP_RULES
 from ..errors import ConfigError, NeardupError
 from ..methods import SPARK_DEFAULT_METHOD
 from ..readers import ON_ERROR
-from .options import add_method_options, method_options, output_directory
+from .options import add_method_options, loaded_tables, method_options, output_directory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -90,7 +90,6 @@ def run(args: argparse.Namespace) -> int:
     if args.partitions is not None and args.partitions < 1:
         raise ConfigError(f"--partitions {args.partitions} must be at least 1")
     from ..methods import SPARK_METHODS
-    from ..pipeline.run import load_tables
     from ..spark.session import spark_session
 
     if args.method not in SPARK_METHODS:  # before paying for a Spark session
@@ -104,12 +103,7 @@ def run(args: argparse.Namespace) -> int:
     local_out = args.output.removeprefix("file://")
     if "://" not in local_out and os.path.exists(local_out) and not os.path.isdir(local_out):
         raise ConfigError(f"{args.output} exists and is not a directory")  # before the job runs
-    if args.tables is not None and args.method not in ("auto", "paragraph"):
-        raise ConfigError(
-            f"--tables is a common-gram table of the auto and paragraph methods, not of "
-            f"{args.method!r}"
-        )
-    tables = load_tables(args.tables)  # a bad file is named before a session starts
+    tables = loaded_tables(args, [args.method])  # a bad file is named before a session starts
     conf = {"spark.ui.showConsoleProgress": "false" if args.quiet else "true"}
     conf.update(spark_conf(args.conf))
     spark = spark_session(master=args.master, app_name="neardup spark-dedup", config=conf)

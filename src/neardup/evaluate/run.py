@@ -12,7 +12,7 @@ import numpy as np
 
 from ..compiling import kernels_preferred
 from ..dedup import dedup_with
-from ..methods import create
+from ..methods import TABLE_METHODS, create
 from ..methods.base import is_close
 from ..parallel import resolve_workers
 from .datasets import ClusterData, PairData
@@ -70,8 +70,11 @@ TIMING = {
 }
 
 
-def _method(name: str, options: dict[str, dict[str, Any]], workers: int | None) -> Any:
-    method = create(name, **options.get(name, {}))
+def _method(
+    name: str, options: dict[str, dict[str, Any]], workers: int | None, tables: Any = None
+) -> Any:
+    """The method ``name`` with its options, on ``workers``, with ``tables`` if it takes them."""
+    method = create(name, tables=tables if name in TABLE_METHODS else None, **options.get(name, {}))
     if hasattr(method, "workers"):
         method.workers = resolve_workers(workers)
     return method
@@ -106,6 +109,7 @@ def evaluate_pairs(
     sweep: bool,
     options: dict[str, dict[str, Any]],
     workers: int | None = None,
+    tables: Any = None,
 ) -> dict[str, Any]:
     """Per method: scores at the default threshold, the sweep, the measure by label; timed
     after a warm-up (:func:`_warm_up`). A pair the method's own verification rejects
@@ -115,8 +119,8 @@ def evaluate_pairs(
     classes = _length_class(data.text1, data.text2)
     few = (data.text1[:WARM_ITEMS], data.text2[:WARM_ITEMS])
     for name in methods:
-        warm_up = _warm_up(_score, _method(name, options, workers), *few)
-        method = _method(name, options, workers)
+        warm_up = _warm_up(_score, _method(name, options, workers, tables), *few)
+        method = _method(name, options, workers, tables)
         t0 = time.perf_counter()
         scores, verified = _score(method, data.text1, data.text2)
         seconds = time.perf_counter() - t0
@@ -159,14 +163,17 @@ def evaluate_clusters(
     *,
     options: dict[str, dict[str, Any]],
     workers: int | None = None,
+    tables: Any = None,
 ) -> dict[str, Any]:
     """Per method: run the full dedup, score predicted clusters against the gold ones; timed
     after a warm-up (:func:`_warm_up`)."""
     results: dict[str, Any] = {}
     for name in methods:
         few = data.texts[:WARM_ITEMS]
-        warm_up = _warm_up(dedup_with, _method(name, options, workers), few, workers=workers)
-        method = _method(name, options, workers)
+        warm_up = _warm_up(
+            dedup_with, _method(name, options, workers, tables), few, workers=workers
+        )
+        method = _method(name, options, workers, tables)
         t0 = time.perf_counter()
         result = dedup_with(method, data.texts, workers=workers)
         seconds = time.perf_counter() - t0
@@ -221,12 +228,14 @@ def evaluate_file(
     on_error: str = "fail",
     sweep: bool = False,
     workers: int | None = None,
+    tables: Any = None,
 ) -> tuple[dict[str, Any], Path]:
     """Score ``methods`` on the labelled file ``data_path`` (pairs or a clustered corpus; ``kind``
     None: from its fields) and write ``output``/report.json and report.html; the report and the
     HTML page's path. ``label_field`` and ``corpus`` belong to pairs, ``cluster_field`` to a
     clustered corpus: one given for the other kind is refused (None: not given; the fields
-    are then ``label`` and ``cluster``)."""
+    are then ``label`` and ``cluster``). ``tables``: a frozen common-gram table for the
+    methods that take one (``auto``, ``paragraph``), as a run with ``--tables``."""
     from .. import __version__
     from ..config import FINGERPRINT_VERSION
     from ..errors import InputError
@@ -264,9 +273,11 @@ def evaluate_file(
         records = len(data.ids)
     load_seconds = time.perf_counter() - t0
     if kind == "pairs":
-        results = evaluate_pairs(data, methods, sweep=sweep, options=options, workers=workers)
+        results = evaluate_pairs(
+            data, methods, sweep=sweep, options=options, workers=workers, tables=tables
+        )
     else:
-        results = evaluate_clusters(data, methods, options=options, workers=workers)
+        results = evaluate_clusters(data, methods, options=options, workers=workers, tables=tables)
     report = {
         "neardup_version": __version__,
         "fingerprint_version": FINGERPRINT_VERSION,
@@ -279,6 +290,7 @@ def evaluate_file(
         "positives": int(data.labels.sum()) if kind == "pairs" else None,
         "methods": list(methods),
         "sweep": bool(sweep),
+        "tables": tables.digest() if tables is not None else None,
         "conventions": CONVENTIONS,
         "seconds": {"load": round(load_seconds, 4)},
         "timing": TIMING[kind],

@@ -31,7 +31,8 @@ from .typed import typed_options
 DEFAULT_METHOD = "auto"
 
 #: Methods that fit a frozen common-gram table (written by ``dedup``, loaded online).
-_TABLES = ("auto", "paragraph")
+TABLE_METHODS = ("auto", "paragraph")  # the methods that take a fitted common-gram table
+_TABLES = TABLE_METHODS
 
 #: Methods the online detector (``neardup serve`` / ``index``) can run.
 _ONLINE = ("auto", "simhash", "ngram", "paragraph")
@@ -116,6 +117,7 @@ __all__ = [
     "DEFAULT_METHOD",
     "SPARK_DEFAULT_METHOD",
     "SPARK_METHODS",
+    "TABLE_METHODS",
     "Method",
     "available",
     "config_fields",
