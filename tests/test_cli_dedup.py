@@ -554,4 +554,18 @@ def test_compare_and_eval_with_tables_decide_as_a_run_with_them(method, tmp_path
     assert "not of 'simhash'" in capsys.readouterr().err
     both = ["--methods", "auto,paragraph", "--tables", table]  # one table fits one method
     assert main(["eval", str(tmp_path / "pairs.jsonl"), "-o", str(tmp_path / "e"), *both]) == 2
-    assert "grams" in capsys.readouterr().err and not (tmp_path / "e").exists()
+    other = "paragraph" if method == "auto" else "auto"
+    err = capsys.readouterr().err
+    assert f"does not fit method {other!r}" in err and "grams" in err
+    assert not (tmp_path / "e").exists()
+    broken = tmp_path / "broken.npz"  # a cut file, flipped bytes, an array: named, no traceback
+    data = (fitted / "common_grams.npz").read_bytes()
+    np.save(tmp_path / "array.npy", np.arange(3))
+    for bad in (data[:300], data[:200] + bytes(255 - b for b in data[200:]), None):
+        path = tmp_path / "array.npy" if bad is None else broken
+        if bad is not None:
+            broken.write_bytes(bad)
+        assert main(["compare", "--method", method, "--tables", str(path), "a", "b"]) == 2
+        assert "not a neardup common-gram table" in capsys.readouterr().err
+    assert main(["compare", "--method", method, "--tables", "", "a", "b"]) == 2
+    assert "--tables needs a file" in capsys.readouterr().err

@@ -249,12 +249,12 @@ def test_the_size_test_of_candidates_reads_the_sizes_beside_each_entry(match):
 
     mark = np.full(n, -1, np.int64)
     out = np.empty(n, np.int64)
-    no_signs = (_pairkernels._NO_MASKS, _pairkernels._NO_INFO)
+    no_signs = (np.empty((0, 2), np.uint64), np.empty(0, np.int32))  # no bucket signatures
     for x in range(n):
         found, kept = _pairkernels._later_pairs(
             x, *postings.arrays, mark, out, post_tokens, post_grams,
-            float(tokens[x]), float(grams[x]), low, ratio, *no_signs, _pairkernels._NO_INFO,
-            _pairkernels._NO_GRAM_MASKS, _pairkernels._NO_RULE, _pairkernels._NO_NEEDS,
+            float(tokens[x]), float(grams[x]), low, ratio, *no_signs, no_signs[1],
+            np.empty((0, 4), np.uint64), np.zeros(5), np.empty((1, 1), np.int64),
         )  # fmt: skip
         later = [y for y in range(x + 1, n) if set(keys[x]) & set(keys[y])]
         want = [

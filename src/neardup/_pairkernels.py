@@ -312,20 +312,12 @@ def posting_lists(values, offsets):
     return key_ids, after, post_docs, post_off
 
 
-_NO_SIZES = np.empty(0, np.int32)  # no size test (:func:`_later_pairs`)
-_NO_MASKS = np.empty((0, 2), np.uint64)  # no bucket signatures (:func:`_later_pairs`)
-_NO_INFO = np.empty(0, np.int32)
-_NO_GRAM_MASKS = np.empty((0, 4), np.uint64)
-_NO_RULE = np.zeros(5, np.float64)
-_NO_NEEDS = np.empty((1, 1), np.int64)
-
-
 @numba.njit(cache=True, nogil=True)
 def key_candidates(
     doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, lo, hi, out_l, out_r, counts
 ):
     """Pairs ``x < y`` (``x`` in ``[lo, hi)``) sharing at least one usable key, each once
-    (:func:`_later_pairs`): ``counts[x - lo]`` gets the number of ``x``'s pairs, and the pairs
+    (:func:`_later_docs`): ``counts[x - lo]`` gets the number of ``x``'s pairs, and the pairs
     are written to ``out_l`` and ``out_r`` when they have room (empty arrays: count only, the
     first of two passes)."""
     fill = out_l.shape[0] > 0
@@ -333,11 +325,7 @@ def key_candidates(
     later = np.empty(doc_off.shape[0] - 1, np.int64)
     w = 0
     for x in range(lo, hi):
-        _found, c = _later_pairs(
-            x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later,
-            _NO_SIZES, _NO_SIZES, 0.0, 0.0, 0.0, 0.0, _NO_MASKS, _NO_INFO, _NO_INFO,
-            _NO_GRAM_MASKS, _NO_RULE, _NO_NEEDS,
-        )  # fmt: skip
+        c = _later_docs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, later)
         if fill:
             for t in range(c):  # a loop: slice assignment takes numba seconds to compile
                 out_l[w + t] = x
@@ -348,24 +336,41 @@ def key_candidates(
 
 
 @numba.njit(cache=True, nogil=True)
+def _later_docs(x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, out):
+    """The documents ``y > x`` that share a usable key with ``x``, each once, into ``out``;
+    returns how many (:func:`_later_pairs` without its tests: a kernel of its own, so that a
+    small batch's candidates compile in a fraction of the time)."""
+    c = 0
+    for i in range(doc_off[x], doc_off[x + 1]):
+        k = doc_keys[i]
+        if key_ok[k]:
+            for j in range(doc_after[i], post_off[k + 1]):
+                y = post_docs[j]
+                if mark[y] != x:
+                    mark[y] = x
+                    out[c] = y
+                    c += 1
+    return c
+
+
+@numba.njit(cache=True, nogil=True)
 def _later_pairs(
     x, doc_keys, doc_after, doc_off, post_docs, post_off, key_ok, mark, out,
     post_tokens, post_grams, tx, gx, low, least_ratio, masks, info, post_info, gram_masks,
     rule, needs,
 ):  # fmt: skip
-    """The documents ``y > x`` that share a usable key with ``x``, each once: returns how many
-    were found and how many of them were kept in ``out``. ``doc_keys`` are each document's
-    distinct key ids; ``post_docs[post_off[k]:post_off[k+1]]`` lists the documents holding key
-    ``k`` in increasing order, and ``doc_after`` is where the documents after each key's own
-    document start in it. ``mark[y] == x`` once ``y`` is found (the caller's array, over all
-    ``x``).
+    """The documents ``y > x`` that share a usable key with ``x``, each once (as
+    :func:`_later_docs` finds them): returns how many were found and how many of them were kept
+    in ``out``. ``doc_keys`` are each document's distinct key ids; ``post_docs[post_off[k]:
+    post_off[k+1]]`` lists the documents holding key ``k`` in increasing order, and
+    ``doc_after`` is where the documents after each key's own document start in it. ``mark[y]
+    == x`` once ``y`` is found (the caller's array, over all ``x``).
 
-    With ``post_tokens`` (empty: every document found is kept), only the documents whose sizes
-    let them pass with ``x`` are kept (:func:`_shapes_into`): ``few / many`` tokens at least
-    ``low``, or ``small / large`` rare grams at least ``least_ratio`` (``tx`` and ``gx``:
-    ``x``'s). The other document's sizes are read from ``post_tokens`` and ``post_grams``,
-    beside its entry in the posting lists, in the order the lists are scanned: a pair that
-    fails is dropped without a look at the other document.
+    Only the documents whose sizes let them pass with ``x`` are kept (:func:`_shapes_into`):
+    ``few / many`` tokens at least ``low``, or ``small / large`` rare grams at least
+    ``least_ratio`` (``tx`` and ``gx``: ``x``'s). The other document's sizes are read from
+    ``post_tokens`` and ``post_grams``, beside its entry in the posting lists, in the order the
+    lists are scanned: a pair that fails is dropped without a look at the other document.
 
     With ``masks`` (empty: none), a pair the short-text rule judges by its sizes alone (fewer
     tokens than ``rule[0]``, short_tokens, or fewer rare grams than ``rule[1]``,
@@ -384,7 +389,6 @@ def _later_pairs(
     two share (:func:`_grams_most`) below the count :func:`_shapes_into` asks for
     (containment ``rule[3]`` of the smaller set, coverage of the larger) — unless an empty
     share would pass (both 0)."""
-    sized = post_tokens.shape[0] > 0
     bucketed = masks.shape[0] > 0
     signed = bucketed and info[x] >= 0
     found = 0
@@ -400,10 +404,6 @@ def _later_pairs(
                 continue
             mark[y] = x
             found += 1
-            if not sized:
-                out[c] = y
-                c += 1
-                continue
             ty = float(post_tokens[j])
             gy = float(post_grams[j])
             many = max(tx, ty)

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             "--partial reports the partial duplicates of a batch run (neardup dedup --pairs); "
             "for one pair's shared paragraphs, compare with --method paragraph"
         )
-    method = create(args.method, tables=loaded_tables(args, [args.method]), **options)
+    method = create(args.method, tables=loaded_tables(args, {args.method: options}), **options)
     a, b = read_text_arg(args.text_a), read_text_arg(args.text_b)
     for name, text in (("first", a), ("second", b)):
         if not text.strip():

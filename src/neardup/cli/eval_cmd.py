@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..errors import ConfigError
-from ..methods import DEFAULT_METHOD, TABLE_METHODS, create
+from ..methods import DEFAULT_METHOD
 from ..readers import ON_ERROR
 from .options import (
     METHOD_NAMES,
@@ -99,9 +99,8 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate.run import evaluate_file
 
     names = _methods(args)
-    options, tables = _options(args, names), loaded_tables(args, names)
-    for name in set(names) & set(TABLE_METHODS) if tables is not None else ():
-        create(name, tables=tables, **options[name])  # a table of other grams: said before
+    options = _options(args, names)
+    tables = loaded_tables(args, options)  # a table that fits no method: refused before the data
     report, html_path = evaluate_file(
         args.data,
         args.output,

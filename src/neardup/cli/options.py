@@ -239,16 +239,29 @@ def add_tables_option(p: argparse.ArgumentParser, *, what: str) -> None:
     )
 
 
-def loaded_tables(args: argparse.Namespace, methods: list[str]):
-    """The table of ``--tables`` (None: not given), refused unless a method takes it."""
-    from ..methods import TABLE_METHODS
+def loaded_tables(args: argparse.Namespace, options: dict[str, dict[str, Any]]) -> Any:
+    """The table of ``--tables`` (None: not given), checked before any work against each of
+    the methods ``options`` names (method → its options): refused unless one takes tables, and
+    unless it fits every one that does (one table fits one method's grams)."""
+    from ..methods import TABLE_METHODS, create
     from ..pipeline.run import load_tables
 
-    if getattr(args, "tables", None) is None:
+    path = getattr(args, "tables", None)
+    if path is None:
         return None
-    if not set(methods) & set(TABLE_METHODS):
+    if not path:
+        raise ConfigError("--tables needs a file: the common_grams.npz a run wrote")
+    names = list(options)
+    if not set(names) & set(TABLE_METHODS):
         raise ConfigError(
             f"--tables is a common-gram table of the {' and '.join(TABLE_METHODS)} methods, "
-            f"not of {', '.join(map(repr, methods))}"
+            f"not of {' or '.join(map(repr, names))}"
         )
-    return load_tables(args.tables)
+    tables = load_tables(path)
+    for name in (n for n in names if n in TABLE_METHODS):
+        create(name, **options[name])  # its options' own errors, said as such
+        try:
+            create(name, tables=tables, **options[name])
+        except ConfigError as exc:
+            raise ConfigError(f"--tables {path} does not fit method {name!r}: {exc}") from None
+    return tables

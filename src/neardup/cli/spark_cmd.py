@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     local_out = args.output.removeprefix("file://")
     if "://" not in local_out and os.path.exists(local_out) and not os.path.isdir(local_out):
         raise ConfigError(f"{args.output} exists and is not a directory")  # before the job runs
-    tables = loaded_tables(args, [args.method])  # a bad file is named before a session starts
+    tables = loaded_tables(args, {args.method: options})  # refused before a session starts
     conf = {"spark.ui.showConsoleProgress": "false" if args.quiet else "true"}
     conf.update(spark_conf(args.conf))
     spark = spark_session(master=args.master, app_name="neardup spark-dedup", config=conf)

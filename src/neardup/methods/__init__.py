@@ -32,7 +32,6 @@ DEFAULT_METHOD = "auto"
 
 #: Methods that fit a frozen common-gram table (written by ``dedup``, loaded online).
 TABLE_METHODS = ("auto", "paragraph")  # the methods that take a fitted common-gram table
-_TABLES = TABLE_METHODS
 
 #: Methods the online detector (``neardup serve`` / ``index``) can run.
 _ONLINE = ("auto", "simhash", "ngram", "paragraph")
@@ -107,7 +106,7 @@ def create(name: str, *, tables: Any = None, **options: Any) -> Method:
 
         tables = CommonGrams.load(tables)
     if tables is not None:
-        if name not in _TABLES:
+        if name not in TABLE_METHODS:
             raise ConfigError(f"method {name!r} takes no fitted tables")
         return cls(config, tables=tables)
     return cls(config)

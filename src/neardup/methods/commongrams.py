@@ -83,14 +83,20 @@ class CommonGrams:
     @classmethod
     def load(cls, path: Any) -> CommonGrams:
         """Read a table :meth:`save` wrote; a missing or foreign file is an ``InputError``."""
+        import zipfile
+        import zlib
+
         try:
-            with np.load(path, allow_pickle=False) as z:
+            z = np.load(path, allow_pickle=False)
+            if not isinstance(z, np.lib.npyio.NpzFile):  # a .npy array: not an archive
+                raise ValueError("a NumPy array, not a .npz archive")
+            with z:
                 version = str(z["version"])
                 values = z["values"].astype(np.uint64)
                 documents, min_df = int(z["documents"]), int(z["min_df"])
                 gram = int(z["gram"]) if "gram" in z.files else 0
                 words = int(z["words"]) if "words" in z.files else 0  # older: characters
-        except (OSError, ValueError, KeyError, EOFError) as exc:
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             if "pickle" in reason:  # numpy's advice to load it unsafely: not ours to give
                 reason = "not a NumPy .npz archive"
