@@ -300,3 +300,50 @@ def test_a_tail_beside_another_shared_paragraph_counts_with_it():
     assert shares.candidate(threshold=0.5, min_shared=50).tolist() == [False, True, True]
     evidence = shares.evidence(np.ones(3, np.bool_), contained=0.9)
     assert evidence[(0, 1)]["shared_tail_only"] and "shared_tail_only" not in evidence[(1, 2)]
+
+
+def test_a_tail_beside_a_contained_paragraph_counts_with_it():
+    """Rows: pair 0 shares its tails whole and a body paragraph contained in a longer one (a
+    sentence inserted into it): text shared beyond the ending, so no shared tail; pair 1
+    shares only its tails, the one contained row a tail too."""
+    shares = document_shares(
+        np.array([0, 0, 2, 2]),
+        np.array([1, 1, 3, 3]),
+        np.array([0, 1, 0, 1]),
+        np.array([0, 1, 0, 1]),
+        np.array([40.0, 60.0, 40.0, 60.0]),
+        np.array([40.0, 60.0, 40.0, 60.0]),
+        np.full(4, 150.0),
+        np.full(4, 150.0),
+        whole=np.array([False, True, False, True]),
+        frame=np.array([0, TAIL_ROW, TAIL_ROW, TAIL_ROW], np.int8),
+        contained=0.9,
+    )
+    assert shares.tail.tolist() == [False, True]
+    assert shares.candidate(threshold=0.5, min_shared=50).tolist() == [True, False]
+
+
+def test_a_copy_that_pads_its_first_paragraphs_is_no_shared_tail():
+    """A heavy copy (the near-copy generator's) drops a paragraph of its source and pads the
+    others but the last with sentences of another story: those match as contained
+    paragraphs, the last one whole. The two share more than their ending, so the copy is a
+    duplicate, on every surface — while announcements that share only their closing notice
+    stay apart (the shared-tail rule counted whole matches only: 8 of the generator's 2,913
+    heavy copies were kept as partial duplicates of their source)."""
+    rng = random.Random(8)
+    lead, body, dropped, ending = (" ".join(sentence(rng) for _ in range(2)) for _ in range(4))
+    inserted = [" ".join(sentence(rng) for _ in range(3)) for _ in range(2)]
+    source = "\n\n".join([lead, body, dropped, ending])
+    copy = "\n\n".join([f"{lead} {inserted[0]}", f"{inserted[1]} {body}", ending])
+    method = create("paragraph")
+    found = method.compare(source, copy)
+    assert found["matched_paragraphs"] == [[0, 0], [1, 1], [3, 2]]
+    assert 0.9 > found["share_a"] >= 0.5 and found["share_b"] < 0.9  # neither contained
+    assert found["duplicate"] and not found["shared_tail_only"]
+    texts, _source = corpus(size=200)
+    texts += [source, copy, *_announcements()[:2]]
+    n = len(texts)
+    batch = create("paragraph")
+    rep = np.asarray(dedup_with(batch, texts).clusters.representative)
+    assert rep[n - 3] == n - 4 and rep[n - 1] == n - 1  # the copy removed, the notices not
+    assert online_removals(texts, batch.tables)[n - 3] == n - 4
