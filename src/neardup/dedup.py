@@ -120,7 +120,7 @@ def dedup_with(
     method empties it once it no longer needs every one)."""
     if hasattr(method, "workers"):
         method.workers = resolve_workers(workers)  # type: ignore[attr-defined]
-    from .compiling import texts_are_small
+    from .compiling import run_of_texts, texts_are_small
     from .warm import warm  # not at import: ``python -m neardup.warm`` runs it as a script
 
     warm(method.name, workers=resolve_workers(workers), large=not texts_are_small(texts))
@@ -136,10 +136,12 @@ def dedup_with(
         timings["fingerprint"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         pairs = method.pairs_from_fingerprints(fingerprints, normalized)  # type: ignore[attr-defined]
-    elif compared:
-        pairs = method.find_pairs(texts, compared=True)  # type: ignore[call-arg]
     else:
-        pairs = method.find_pairs(texts)
+        with run_of_texts(texts):  # the batch, not each chunk of it, takes kernels or twins
+            if compared:
+                pairs = method.find_pairs(texts, compared=True)  # type: ignore[call-arg]
+            else:
+                pairs = method.find_pairs(texts)
     timings["find_pairs"] = time.perf_counter() - t0
     for stage, seconds in (getattr(method, "timings", None) or {}).items():
         timings[f"find_pairs.{stage}"] = seconds

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from ..arrays import in_sorted, unique_sorted
+from ..compiling import run_of_texts
 from ..config import HammingConfig, NormalizeConfig
 from ..containment import FRAME_ROW, DocumentShares, document_shares, frame_ends, frame_rows
 from ..copyrule import substituted as versions_with_values
@@ -648,7 +649,13 @@ class ParagraphMethod:
         document of its text, as ``auto`` does; then the paragraph evidence among one document of
         each text. A story repeated more often than ``common_min_df`` (or, for ``topic``,
         ``max_paragraph_docs``) would otherwise make its own paragraphs common and match
-        nothing, and a copy too short to share ``min_shared_chars`` would never be found."""
+        nothing, and a copy too short to share ``min_shared_chars`` would never be found. The
+        batch is the run whose size decides between kernels and their twins
+        (:mod:`neardup.compiling`), not each chunk of paragraphs."""
+        with run_of_texts(texts):
+            return self._find_pairs(texts)
+
+    def _find_pairs(self, texts: Sequence[str]) -> PairSet:
         cfg = self.config
         compared, counts = self.evidence_paragraphs(texts)
         first, group, copies = identical_groups(self.document_keys(texts, compared, counts))
