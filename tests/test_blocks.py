@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import numpy as np
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from neardup import blocks
+from neardup import _kernels, blocks
 from neardup.blocks import Columns, line_blocks, record_blocks
 from neardup.errors import InputError
 from neardup.kept import write_single
@@ -34,6 +40,18 @@ BAD = [
     b'{"text": "no id"}',
     b'{"id": "a", "text": "an id used again"}',
     b'{"id": "nul\\u0000id", "text": "an id holding NUL"}',  # the blocks took it (dedup kept it)
+    # the block decoder skips the fields it does not read: what it must still refuse there
+    b'{"id": "x1", "text": "NaN elsewhere", "score": NaN}',
+    b'{"id": "x2", "text": "Infinity elsewhere", "score": -Infinity}',
+    b'{"id": "x3", "text": "bad UTF-8 elsewhere", "note": "\xff\xfe"}',
+    b'{"id": "x4", "text": "bad UTF-8 in a key", "\xc0\xaf": 1}',
+    b'{"id": "x5", "text": "a lone surrogate elsewhere", "note": "\\ud800"}',
+    b'{"id": "x6", "text": "deep elsewhere", "d": ' + b"[" * 1500 + b"]" * 1500 + b"}",
+    b'{"id": 1e3, "text": "a float id"}',
+    b'{"id": 123456789012345678901234567890, "text": "an id of more than 64 bits"}',
+    b'{"id": "x7", "text": "a key given twice", "text": "the last one counts"}',
+    b'{"id": "x8", "text": "two records"} {"id": "x9", "text": "on one line"}',
+    b'{"id": "y1", "te\\u0078t": "an escaped key"}',
 ]
 
 
@@ -45,12 +63,17 @@ BAD = [
         '{"t": "\ud800"}'.encode("utf-8", "surrogatepass"),
     ],
 )
-def test_the_json_parser_refuses_lone_surrogates(line):
-    """The block reader takes a text or id as orjson gives it, unchecked: it relies on orjson
-    refusing a lone surrogate, escaped or encoded (a pair is one character)."""
+def test_the_json_parsers_refuse_lone_surrogates(line):
+    """The block reader takes a text or id as its decoder gives it, unchecked: it relies on the
+    decoder refusing a lone surrogate escaped (a pair is one character) and on the block being
+    valid UTF-8 (an encoded one is not); the record reader on orjson refusing both."""
     with pytest.raises(orjson.JSONDecodeError):
         orjson.loads(line)
     assert orjson.loads(b'{"t": "\\ud83d\\ude00"}') == {"t": "\U0001f600"}
+    decoder = blocks.record_decoder("t", None)
+    assert blocks._columns(1, [line], line, decoder=decoder) is None
+    pair = b'{"t": "\\ud83d\\ude00"}'
+    assert blocks._columns(1, [pair], pair, decoder=decoder).texts == ["\U0001f600"]
 
 
 def random_lines(seed: int, n: int) -> list[bytes]:
@@ -183,3 +206,39 @@ def test_gzip_through_isa_l_is_plain_gzip(tmp_path):
     for replayed in (False, True):
         with open_binary(members, replayed=replayed) as handle:
             assert handle.read() == data
+
+
+EDGES = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0]
+EDGES += [0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(EDGES), st.integers(0, 255)), max_size=12))
+def test_the_utf8_kernel_judges_as_the_strict_decoder(values):
+    """Overlong forms, surrogates, code points past U+10FFFF and characters cut short are
+    refused, by the kernel and by its twin alike, as Python's strict decoder refuses them."""
+    data = bytes(values)
+    try:
+        data.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    assert bool(_kernels._utf8_valid(np.frombuffer(data, np.uint8))) is valid
+    assert _kernels.utf8_valid(data) is valid  # the kernel (the suite compiles from 0)
+    with compiling_from(1 << 20):
+        assert _kernels.utf8_valid(data) is valid  # the twin: a small run decodes
+
+
+@contextmanager
+def compiling_from(bound: int) -> Iterator[None]:
+    """``NEARDUP_COMPILED_FROM`` set to ``bound`` within (hypothesis runs many examples per
+    test, so no fixture)."""
+    before = os.environ.get("NEARDUP_COMPILED_FROM")
+    os.environ["NEARDUP_COMPILED_FROM"] = str(bound)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["NEARDUP_COMPILED_FROM"]
+        else:
+            os.environ["NEARDUP_COMPILED_FROM"] = before

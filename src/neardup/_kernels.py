@@ -687,3 +687,62 @@ def document_hashes(cps, offsets):
             h = _fnv_step(h, cps[i])
         out[d] = fmix64(h)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _utf8_valid(data) -> bool:
+    """Whether the bytes ``data`` are UTF-8 (RFC 3629: shortest forms, no surrogates, at most
+    U+10FFFF), as Python's strict decoder judges them."""
+    n = data.shape[0]
+    i = 0
+    while i < n:
+        c = data[i]
+        if c < 0x80:
+            i += 1
+            continue
+        if 0xE1 <= c <= 0xEC or 0xEE <= c <= 0xEF:  # most CJK: three bytes, no special case
+            if i + 2 >= n or (data[i + 1] & 0xC0) != 0x80 or (data[i + 2] & 0xC0) != 0x80:
+                return False
+            i += 3
+            continue
+        if c < 0xC2 or c > 0xF4:
+            return False  # a continuation byte, an overlong two-byte lead, past U+10FFFF
+        if c < 0xE0:
+            if i + 1 >= n or (data[i + 1] & 0xC0) != 0x80:
+                return False
+            i += 2
+            continue
+        more = 2 if c < 0xF0 else 3
+        if i + more >= n:
+            return False  # cut inside a character
+        low, high = 0x80, 0xBF  # the allowed range of the second byte
+        if c == 0xE0:
+            low = 0xA0  # no overlong three-byte form
+        elif c == 0xED:
+            high = 0x9F  # no surrogate
+        elif c == 0xF0:
+            low = 0x90  # no overlong four-byte form
+        elif c == 0xF4:
+            high = 0x8F  # nothing past U+10FFFF
+        if data[i + 1] < low or data[i + 1] > high:
+            return False
+        for k in range(2, more + 1):
+            if (data[i + k] & 0xC0) != 0x80:
+                return False
+        i += more + 1
+    return True
+
+
+def utf8_valid(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8: ASCII at once, a small run by decoding it (the kernel's
+    twin, :mod:`neardup.compiling`), else :func:`_utf8_valid` (about 1 GB/s, twice as fast as
+    decoding Chinese text)."""
+    if data.isascii():
+        return True
+    if small(len(data)):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+    return bool(_utf8_valid(np.frombuffer(data, np.uint8)))
