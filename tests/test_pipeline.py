@@ -124,3 +124,24 @@ def test_dedup_with_compared_texts_equals_dedup_with_the_texts():
     assert (got.clusters.representative != np.arange(len(texts))).sum() >= 4
     with pytest.raises(ConfigError, match="lengths"):
         dedup_with(create("auto"), create("auto").compared(texts), compared=True, keep="longest")
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        [["a", "bb", "12345"], ["ccc"]],  # ASCII: encoded as one string
+        [["a", "新闻-1", "é"], ["x\udcffy", "z"], []],  # UTF-8, and a lone surrogate kept
+    ],
+)
+def test_ids_give_back_what_was_appended(blocks):
+    """The ids' buffers (one per block) give every id back as it came, by position and whole
+    (the column the outputs write); ASCII blocks are encoded as one string."""
+    from neardup.pipeline.ids import Ids
+
+    ids = Ids()
+    for block in blocks:
+        ids.extend(block)
+    flat = [i for block in blocks for i in block]
+    assert len(ids) == len(flat) and [ids[k] for k in range(len(flat))] == flat
+    if all("\udcff" not in i for i in flat):
+        assert ids.arrow().to_pylist() == flat
