@@ -242,3 +242,16 @@ def compiling_from(bound: int) -> Iterator[None]:
             del os.environ["NEARDUP_COMPILED_FROM"]
         else:
             os.environ["NEARDUP_COMPILED_FROM"] = before
+
+
+@pytest.mark.parametrize("text_field", ['a"b', "a\\b", "a\tb", "\x00", "\udcff", "t\u00e9xt", ""])
+def test_any_field_name_reads_as_the_record_reader_reads_it(tmp_path, text_field):
+    """Review: msgspec refuses some names (a quote, a backslash, a control character, a lone
+    surrogate: what ``--text-field $'\\xff'`` gives) and the block reader raised a traceback;
+    now those files are read record by record, as every other name is read by blocks."""
+    field = text_field.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    lines = [orjson.dumps({field: f"a text number {k}", "id": str(k)}) for k in range(5)]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    reader = RecordReader(path, text_field=text_field, id_field="id", on_error="skip")
+    assert flat(reader) == [as_tuple(item) for item in reader]

@@ -22,8 +22,8 @@ on either side (characters for the default ``copy`` evidence, 1 per paragraph fo
   around two different stories (a corpus makes a header held by many documents common; a
   header of a few documents, or of two compared alone, it cannot);
 - **shared tails** (``frame=`` rows coded ``TAIL_ROW``): each document's *last* paragraph
-  matched, at least one of them after a body of its own. A pair whose matched rows (whole or
-  contained, frames aside) are all such rows shares only its ending — two different stories closing with one broadcast notice or
+  matched, at least one of them after a body of its own. A pair whose anchors are all such
+  rows shares only its ending — two different stories closing with one broadcast notice or
   one background paragraph — and is no duplicate unless one document is contained in the
   other (an excerpt of a story's last paragraph); it is still reported as a partial
   duplicate. A corpus makes a notice held by many documents common; a notice of a few
@@ -143,11 +143,9 @@ def document_shares(
     ``TAIL_ROW`` where it matches the two documents' last paragraphs (:func:`frame_rows`). Rows
     count only in a document pair with at least one whole row that is not a frame: a contained
     paragraph needs a whole one beside it, and two documents that share no more than their
-    frame (one header and footer around different stories) share nothing. A pair whose rows
-    other than frames are all tails — a contained paragraph beside a whole tail is text
-    shared beyond the ending (a copy that padded its source's paragraphs) — neither document
-    contained in the other (a share under ``contained``), is marked ``tail``: no duplicate
-    (see the module docstring)."""
+    frame (one header and footer around different stories) share nothing. A pair whose whole
+    rows are all tails, neither document contained in the other (a share under
+    ``contained``), is marked ``tail``: no duplicate (see the module docstring)."""
     doc_a = np.asarray(doc_a, np.int64)
     doc_b = np.asarray(doc_b, np.int64)
     code = np.zeros(len(doc_a), np.int8) if frame is None else np.asarray(frame, np.int8)
@@ -156,7 +154,7 @@ def document_shares(
         anchor = anchor & (code != FRAME_ROW)
         key = (doc_a << 32) | doc_b
         anchored = np.isin(key, key[anchor])
-        beyond_tail = np.isin(key, key[code == 0])  # any row, whole or contained
+        beyond_tail = np.isin(key, key[anchor & (code != TAIL_ROW)])
         if not anchored.all():
             doc_a, doc_b = doc_a[anchored], doc_b[anchored]
             para_a, para_b = np.asarray(para_a)[anchored], np.asarray(para_b)[anchored]
