@@ -244,3 +244,36 @@ def test_a_table_of_character_grams_is_refused_for_word_grams():
     with pytest.raises(ConfigError, match="alphabetic grams of 3 words"):
         create("paragraph", tables=old)
     create("paragraph", word_grams=0, tables=old)
+
+
+FED = (
+    "The Federal Reserve entered the U.S.\nGovernment securities market to arrange 1.5 billion "
+    "dlrs of\ncustomer repurchase agreements, a Fed spokesman said.\n    Dealers said Federal "
+    "funds were trading at {rate} pct when\nthe Fed began its temporary and indirect supply of "
+    "reserves to\nthe banking system."
+)
+
+
+def test_a_short_report_with_another_figure_is_another_day():
+    """reuters21578_en: the Fed's customer repurchases of 2 March and of 13 April 1987, word for
+    word but the funds rate (6-3/16 / 6-1/2 pct), were one story to the paragraph method, which
+    lets copied paragraphs correct one figure. In a report of under ``typo_tokens`` tokens the
+    figure is the news: no duplicate, in compare, a batch and online; a long story with one
+    corrected figure stays a copy (``test_copies_that_change_a_value_in_two_paragraphs``)."""
+    march, april = FED.format(rate="6-3/16"), FED.format(rate="6-1/2")
+    method = create("paragraph")
+    found = method.compare(march, april)
+    assert found["share_a"] >= 0.9 and not found["duplicate"] and found["partial_duplicate"]
+    assert method.compare(march, march.replace("1.5", "1.5 "))["duplicate"]  # no figure changed
+    docs, _source = corpus(size=100)
+    docs = [*docs[:-1], march, april]
+    batch = create("paragraph")
+    rep = np.asarray(dedup_with(batch, docs).clusters.representative)
+    assert rep[-1] == len(docs) - 1
+    det = Detector(store=open_store("memory://"), method="paragraph", tables=batch.tables)
+    for i, text in enumerate(docs[:-1]):
+        det.add(str(i), text)
+    assert not det.check(april).duplicate
+    assert det.check(march.replace("1.5", "1.5 ")).duplicate  # the detector does find copies
+    longer = story(random.Random(6)).split("\n\n")  # over typo_tokens: a corrected figure
+    assert method.compare("\n\n".join([*longer, march]), "\n\n".join([*longer, april]))["duplicate"]

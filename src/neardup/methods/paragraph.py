@@ -35,7 +35,8 @@ document (``share_a``, ``share_b``); a duplicate when the larger reaches ``thres
 ``copy``) both sides share at least ``min_shared_chars`` characters and no paragraph of one is a
 version of one of the other with other values (:meth:`ParagraphMethod.substitutions`: two
 stories of one template; a re-written headline over a body copied whole is exempt), nor do the
-copied paragraphs change more than ``max_value_changes`` figures in all; the relation ``a_in_b``,
+copied paragraphs change more than ``max_value_changes`` figures in all (none in a document of
+fewer than ``typo_tokens`` tokens: :meth:`ParagraphMethod._corrections`); the relation ``a_in_b``,
 ``b_in_a``, ``mutual`` (share ≥ ``contained``) or ``partial``, with the matched paragraph
 indices, in the pair's evidence. Pairs that share at least ``min_shared_chars`` characters but
 too small a share to be duplicates are *partial duplicates*: reported (``related_pairs``,
@@ -405,7 +406,7 @@ class ParagraphMethod:
         neither of which is a copy of any paragraph of the other document — except a
         re-written *headline* (:func:`_headlines`); and, when the paragraphs a pair holds as
         copies, or as short versions that change one value (which the copy rule allows in no
-        short text), change more than ``max_value_changes`` values in all
+        short text), change more than they may in all (:meth:`_corrections`)
         (:func:`_changed_copies`), those that change one. Returns ``(k, paragraph index in
         da[k], in db[k])`` per such pair: :mod:`neardup.containment`'s veto, made from the two
         documents' paragraphs alone, so every surface makes it alike."""
@@ -432,12 +433,30 @@ class ParagraphMethod:
             copied_b.append(((k << 32) | ib)[one_value])
             changes.append(np.ones(int(one_value.sum()), np.int64))
         keys_a, keys_b = np.concatenate([none, *copied_a]), np.concatenate([none, *copied_b])
-        most = self.inner.config.max_value_changes
+        most = self._corrections(a, da, b, db)
         at = _changed_copies(keys_a, keys_b, np.concatenate([none, *changes]), most=most)
         found.append(
             (keys_a[at] >> 32, a.index[keys_a[at] & ROW_MASK], b.index[keys_b[at] & ROW_MASK])
         )
         return tuple(np.concatenate([none, *(f[i] for f in found)]) for i in range(3))
+
+    def _corrections(
+        self, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
+    ) -> np.ndarray:
+        """Per document pair ``(da[k], db[k])``: the figures its copied paragraphs may change
+        in all — ``max_value_changes`` (a corrected figure), none when the shorter document
+        holds fewer than ``typo_tokens`` tokens. In a report that short the figure is the news:
+        the Fed's repurchases of another day with another funds rate ("6-3/16" / "6-1/2 pct"),
+        a metal price, a monthly dividend recur word for word but for it."""
+        cfg = self.inner.config
+        tokens_a = np.bincount(
+            a.doc, weights=a.prepared.tokens, minlength=int(da.max(initial=-1)) + 1
+        )
+        tokens_b = np.bincount(
+            b.doc, weights=b.prepared.tokens, minlength=int(db.max(initial=-1)) + 1
+        )
+        short = np.minimum(tokens_a[da], tokens_b[db]) < cfg.typo_tokens
+        return np.where(short, 0, cfg.max_value_changes).astype(np.int64)
 
     def _passing(
         self, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
@@ -789,11 +808,11 @@ class ParagraphMethod:
 
 
 def _changed_copies(
-    keys_a: np.ndarray, keys_b: np.ndarray, changes: np.ndarray, *, most: int
+    keys_a: np.ndarray, keys_b: np.ndarray, changes: np.ndarray, *, most: np.ndarray
 ) -> np.ndarray:
     """Positions of the paragraph copies (``keys_a`` / ``keys_b``: ``k << 32 | row`` on either
     side, with the values each ``changes``) that a document pair's veto lists: those that
-    change a value, in the pairs ``k`` whose paragraphs change more than ``most`` values in all
+    change a value, in the pairs ``k`` whose paragraphs change more than ``most[k]`` values in all
     on both sides — each paragraph counted once, at its copy that changes fewest (the same
     answer whichever document is ``a``). The copy rule lets a paragraph correct one figure; a
     document whose every paragraph restates one figure (a Fed operation of another day:
@@ -805,14 +824,14 @@ def _changed_copies(
     return np.flatnonzero(np.isin(keys_a >> 32, over) & (changes > 0))
 
 
-def _pairs_over(keys: np.ndarray, changes: np.ndarray, most: int) -> np.ndarray:
+def _pairs_over(keys: np.ndarray, changes: np.ndarray, most: np.ndarray) -> np.ndarray:
     """The pairs ``k`` (of keys ``k << 32 | row``) whose distinct paragraphs, each at its copy
-    that changes fewest values, change more than ``most`` in all."""
+    that changes fewest values, change more than ``most[k]`` in all."""
     order = np.lexsort((changes, keys))
     first = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
     fewest = changes[order][first]
     pair, inv = np.unique(keys[order][first] >> 32, return_inverse=True)
-    return pair[np.bincount(inv, weights=fewest, minlength=len(pair)) > most]
+    return pair[np.bincount(inv, weights=fewest, minlength=len(pair)) > most[pair]]
 
 
 def _headlines(
