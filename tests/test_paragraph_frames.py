@@ -332,3 +332,12 @@ def test_one_stock_sentence_beside_a_shared_ending_is_no_copy():
     assert not found["duplicate"] and found["partial_duplicate"]
     texts = [a, b, "An unrelated story about a football match that ended in a draw."]
     assert list(dedup_with(create("paragraph"), texts).clusters.representative) == [0, 1, 2]
+
+
+def test_an_empty_batch_has_no_pairs():
+    """A review: ``dedup_with(create("paragraph"), [])`` raised a ValueError (the command line
+    refuses an input without records first; the library did not), where the other methods
+    give an empty result."""
+    for name in ("paragraph", "auto"):
+        result = dedup_with(create(name), [])
+        assert len(result.clusters.representative) == 0 and len(result.pairs) == 0

@@ -656,7 +656,7 @@ class ParagraphMethod:
         may differ in their topic prints, and one member of an exact-copy group would decide for
         the others); a document whose paragraphs compare to nothing: its text as written."""
         ends = np.cumsum(counts).tolist()
-        starts = [0, *ends[:-1]]
+        starts = [0, *ends[:-1]] if ends else []  # no document, no start
         keys = [
             "\n".join(paragraphs[lo:hi]) if any(paragraphs[lo:hi]) else ""
             for lo, hi in zip(starts, ends, strict=True)
