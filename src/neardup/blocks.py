@@ -5,8 +5,9 @@ A JSON Lines input is read in blocks of lines (a few MB each); a block whose eve
 clean record (a JSON object with a non-empty string text, an id where one is asked for, valid
 UTF-8) becomes :class:`Columns` — record numbers, ids and texts as lists — each line decoded
 into its text and id only (msgspec; the other fields are skipped, not built), the block's bytes
-checked for UTF-8 by a kernel (the decoder does not look at what it skips). A block holding anything else (a blank line, malformed JSON, a missing or
-empty field, a duplicate to report) is handed back to the record-by-record reader
+checked for UTF-8 by a kernel (the decoder does not look at what it skips). A block holding
+anything else (a blank line, malformed JSON, a missing or empty field, a duplicate to report)
+is handed back to the record-by-record reader
 (:class:`neardup.readers.RecordReader`), which says what is wrong exactly as it always does;
 a stream that breaks off is replayed by it from the start, so the records before the break and
 the one entry standing for the lost tail are those it reports. Other formats come record by
