@@ -8,7 +8,8 @@ For each corpus in ../shared/data: the documents the default method (``auto``, d
 an earlier one after NFKC, lower-casing and removing white space), the largest clusters, and
 ``--sample`` removals drawn with a fixed seed, written side by side to
 ``docs/natural/<corpus>.tsv`` (``<corpus>.<method>.tsv`` for another method) with an empty ``judgement`` column for a reader to fill
-(``copy`` / ``not a copy``). Existing judgements are kept when the same pair is drawn again.
+(``copy`` / ``not a copy``). Existing judgements are kept: a judged pair that is still removed
+is written again, drawn or not (another ``--sample`` or ``--seed`` draws other pairs).
 
 Where a corpus dates its documents (the ``date`` of reuters21578_en and cctv_xwlb_news_zh), the removals beyond exact duplicates whose two documents are dated ``DAYS_APART`` or more
 days apart are counted and the first of them listed: an oracle that knows nothing of the text —
@@ -139,6 +140,15 @@ def run(name: str, sample: int, seed: int, method_name: str = DEFAULT_METHOD) ->
     drawn = random.Random(seed).sample(
         np.flatnonzero(beyond).tolist(), min(sample, int(beyond.sum()))
     )
+    chosen = set(drawn)
+    judged = [  # a judged pair still removed is written again, whatever this draw holds
+        i
+        for i in np.flatnonzero(beyond).tolist()
+        if i not in chosen and old.get((ids[int(rep[i])], ids[i]))
+    ]
+    if judged:
+        print(f"  {len(judged)} judged removals outside this draw kept in the file")
+    drawn = [*drawn, *judged]
     OUT.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f, delimiter="\t")
