@@ -2467,6 +2467,76 @@ def test_texts_of_markup_alone_are_compared_as_written_in_batch_and_online():
     assert online == [False, False, True, False, False, True]
 
 
+# Learners' typos that make or unmake a Chinese numeral (sighan_csc), and stories of one
+# template whose numerals differ, or whose passage holding one differs (cctv_xwlb_news_zh).
+NUMERAL_TYPOS = [
+    (
+        "现在我想一想下一侧去哪里。世界上有太多可看的地方才非常难选一个。",
+        "现在我想一想下一次去哪里。世界上有太多可看的地方才非常难选一个。",
+    ),
+    (
+        "在那里我们可以到台北一领一的顶楼看台北的市景，真的很迷人！",
+        "在那里我们可以到台北一零一的顶楼看台北的市景，真的很迷人！",
+    ),
+    (
+        "李大年十一个坏蛋不要再找他、不要帮他任何忙。",
+        "李大年是一个坏蛋不要再找他、不要帮他任何忙。",
+    ),
+]
+NUMERAL_TEMPLATES = [
+    (
+        "央视网消息：十四届全国人大三次会议将于3月5日上午9时在北京开幕，国务院总理将作政府工作报告。",
+        "央视网消息：十四届全国人大二次会议将于3月5日上午9时在北京开幕，国务院总理将作政府工作报告。",
+    ),
+    (
+        "央视网消息：3月9日上午9时，十四届全国人大四次会议第二次全体会议将在北京人民大会堂举行，"
+        "委员长将作常委会工作报告。届时，中央广播电视总台各频道、中央人民广播电台中国之声等频率"
+        "将进行现场直播；央视新闻、央视频、央视网等中央重点新媒体平台将同步转播。",
+        "央视网消息：十四届全国人大四次会议将于3月5日上午9时在北京开幕，总理将作政府工作报告。"
+        "届时，中央广播电视总台各频道、中央人民广播电台中国之声等频率将进行现场直播；央视新闻、"
+        "央视频、央视网等中央重点新媒体平台将同步转播。",
+    ),
+    ("我们第一次去台北一零一的顶楼看风景。", "我们第二次去台北一零一的顶楼看风景。"),
+]
+
+
+def test_a_typo_that_makes_or_unmakes_a_chinese_numeral_is_a_typo():
+    """A gap of the alignment whose one side holds Chinese numerals and the other no number,
+    one for one in at most two characters, is compared as written: 一侧 / 一次, 一领一 / 一零一,
+    十一个 / 是一个 are copies. A number facing a number (三次 / 二次 beside a 3月 both hold;
+    第一次 / 第二次) and a passage holding one (第二次全体会议 / 开幕) stay changed values — in
+    compare, a batch and online."""
+    from neardup import dedup_texts
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    method = create("auto")
+    for a, b in NUMERAL_TYPOS:
+        assert method.compare(a, b)["duplicate"], a
+    for a, b in NUMERAL_TEMPLATES:
+        assert not method.compare(a, b)["duplicate"], a
+    texts = [t for pair in NUMERAL_TYPOS + NUMERAL_TEMPLATES for t in pair]
+    batch = dedup_texts(texts, method="auto").clusters
+    want = [int(r) if r != i else None for i, r in enumerate(batch.representative.tolist())]
+    assert want == [None, 0, None, 2, None, 4] + [None] * 6
+    det = Detector(store=open_store("memory://"))
+    online = [det.add(str(i), t) for i, t in enumerate(texts)]
+    assert [int(r.matches[0].id) if r.duplicate else None for r in online] == want
+
+
+def test_typed_numeral_is_one_for_one_in_at_most_two_characters():
+    from neardup.copyrule.verdicts import _typed_numeral
+
+    known = {"1": "一", "101": "一零一", "11": "十一", "10000": "一万"}
+    assert _typed_numeral(["1", "次"], ["一", "侧"], frozenset({"1"}), known)
+    assert _typed_numeral(["101"], ["一", "灵", "异"], frozenset({"101"}), known)
+    assert _typed_numeral(["11"], ["是", "一"], frozenset({"11"}), known)
+    assert not _typed_numeral(["10000"], ["以", "外", "的"], frozenset({"10000"}), known)
+    assert not _typed_numeral(["1", "次"], ["2", "次"], frozenset({"1"}), known)  # a number
+    assert not _typed_numeral(["101"], ["好", "多", "个"], frozenset({"101"}), known)
+    assert not _typed_numeral(["1"], ["这"], frozenset({"1"}), {})  # not a Chinese numeral
+
+
 def test_copy_rule_18_is_one_decision_in_batch_and_online():
     """Opposites, countries, colours and negations (copy rule 18) part the same documents in a
     batch (``dedup_texts``) and in the online detector, text by text: each text's
