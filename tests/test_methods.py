@@ -2497,6 +2497,44 @@ NUMERAL_TEMPLATES = [
         "央视频、央视网等中央重点新媒体平台将同步转播。",
     ),
     ("我们第一次去台北一零一的顶楼看风景。", "我们第二次去台北一零一的顶楼看风景。"),
+    # a typo beside a numeral does not hide another number changed (found by a review)
+    (
+        "十四届全国人大四次会议在人民大会堂举行第四次全体会议，听取四次会议主席团的报告。",
+        "十四届全国人大四次会议在人民大会堂举行第五次全体会议，听取四此会议主席团的报告。",
+    ),
+    (
+        "南水北调东中线一期工程已经通水十年，一期工程累计调水超过七百亿立方米，惠及沿线人口。",
+        "南水北调东中线三期工程已经通水十年，该期工程累计调水超过七百亿立方米，惠及沿线人口。",
+    ),
+    # a number written in digits, or as a word, is not a typed numeral
+    (
+        "十四届全国人大三次会议在北京开幕，会议期间共有3人发言，各位代表认真审议。",
+        "十四届全国人大二次会议在北京开幕，会议期间共有三人发言，各位代表认真审议。",
+    ),
+    (
+        "This is the one time we went there, the first time was in 第一次 trip to Beijing for "
+        "the conference.",
+        "This is the a time we went there, the first time was in 第二次 trip to Beijing for "
+        "the conference.",
+    ),
+    # an exact figure against an approximate one is another value
+    ("共组织三百名人员开展活动", "共组织数百名人员开展活动"),
+    (
+        "拍视频、做直播，十多天的时间，他就销售了三千多单脐橙。",
+        "拍视频、做直播，十多天的时间，他就销售了上千多单脐橙。",
+    ),
+    (
+        "公司今年招聘了十二名新员工，分别安排到各个部门开展工作。",
+        "公司今年招聘了十多名新员工，分别安排到各个部门开展工作。",
+    ),
+    (
+        "这是本市举办的第十一届国际马拉松比赛，吸引了大批跑者。",
+        "这是本市举办的第十几届国际马拉松比赛，吸引了大批跑者。",
+    ),
+    (
+        "这是今年第一批援助物资，当地已经有三百人报名参加志愿服务，一次性发放到受灾群众手中，确保温暖过冬。",
+        "这是今年第二批援助物资，当地已经有四百人报名参加志愿服务，这次性发放到受灾群众手中，确保温暖过冬。",
+    ),
 ]
 
 
@@ -2518,23 +2556,49 @@ def test_a_typo_that_makes_or_unmakes_a_chinese_numeral_is_a_typo():
     texts = [t for pair in NUMERAL_TYPOS + NUMERAL_TEMPLATES for t in pair]
     batch = dedup_texts(texts, method="auto").clusters
     want = [int(r) if r != i else None for i, r in enumerate(batch.representative.tolist())]
-    assert want == [None, 0, None, 2, None, 4] + [None] * 6
+    assert want == [None, 0, None, 2, None, 4] + [None] * 2 * len(NUMERAL_TEMPLATES)
     det = Detector(store=open_store("memory://"))
     online = [det.add(str(i), t) for i, t in enumerate(texts)]
     assert [int(r.matches[0].id) if r.duplicate else None for r in online] == want
 
 
-def test_typed_numeral_is_one_for_one_in_at_most_two_characters():
-    from neardup.copyrule.verdicts import _typed_numeral
+def test_numeral_typos_read_only_the_typed_gap_and_agree_on_every_path(monkeypatch):
+    """The Python value test and the compiled shortcuts (a small run takes the one, a large run
+    the other) decide a pair with a typed numeral alike, and where a typed numeral stands in
+    the text does not matter (the same value written twice)."""
+    method = create("auto")
+    a, b = NUMERAL_TEMPLATES[-1]
+    story = "李大年十一个坏蛋，不要再找他。他家住在一十一号楼，不要帮他任何忙，大家都知道。"
+    moved = "李大年家住在一十一号楼，他十一个坏蛋，不要再找他。不要帮他任何忙，大家都知道。"
+    verdicts = []
+    for bound in ("0", str(1 << 20)):
+        monkeypatch.setenv("NEARDUP_COMPILED_FROM", bound)
+        verdicts.append(
+            (
+                method.compare(a, b)["duplicate"],
+                method.compare(story, story.replace("十一个", "是一个"))["duplicate"],
+                method.compare(moved, moved.replace("十一个", "是一个"))["duplicate"],
+            )
+        )
+    assert verdicts == [(False, True, True)] * 2
 
-    known = {"1": "一", "101": "一零一", "11": "十一", "10000": "一万"}
-    assert _typed_numeral(["1", "次"], ["一", "侧"], frozenset({"1"}), known)
-    assert _typed_numeral(["101"], ["一", "灵", "异"], frozenset({"101"}), known)
-    assert _typed_numeral(["11"], ["是", "一"], frozenset({"11"}), known)
-    assert not _typed_numeral(["10000"], ["以", "外", "的"], frozenset({"10000"}), known)
-    assert not _typed_numeral(["1", "次"], ["2", "次"], frozenset({"1"}), known)  # a number
-    assert not _typed_numeral(["101"], ["好", "多", "个"], frozenset({"101"}), known)
-    assert not _typed_numeral(["1"], ["这"], frozenset({"1"}), {})  # not a Chinese numeral
+
+def test_typed_gap_changes_characters_a_typist_would():
+    from neardup.copyrule.numerals import _typed
+
+    def typed(side, side_written, other):
+        return _typed((side, list(side_written)), (other, other))
+
+    assert typed(["1", "次"], "一次", ["一", "侧"])  # the character beside the numeral
+    assert typed(["101"], ["一零一"], ["一", "灵", "异"])  # 零 / 灵 read alike, 一 / 异 too
+    assert typed(["11"], ["十一"], ["是", "一"])  # 十 / 是
+    assert not typed(["10000"], ["一万"], ["以", "外"])  # 万 / 外 neither read nor look alike
+    assert not typed(["300"], ["三百"], ["数", "百"])  # an approximate figure
+    assert not typed(["3000"], ["三千"], ["上", "千"])  # 上 and 三 read fuzzily alike
+    assert not typed(["4"], ["四"], ["这"])  # one token each: the compiled test's
+    assert not typed(["1", "次"], "一次", ["2", "次"])  # a number faces a number
+    assert not typed(["1", "次"], ["1", "次"], ["这", "次"])  # written in digits
+    assert not typed(["101"], ["一零一"], ["好", "多", "个"])  # three characters changed
 
 
 def test_copy_rule_18_is_one_decision_in_batch_and_online():

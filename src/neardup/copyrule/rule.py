@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import ConfigError
 
-RULE_VERSION = "neardup-copy-21"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own; 16: one word replaced by another; 17: codes of letters and digits, days and months replaced; 18: a character put in place of its opposite or of another country, colour or season, a negation added inside; 19: 未 and 没有 added inside are negations, also after an adverb of a closed list (并未, 还没有); 20: a cut text's lost tail facing a mark the copy appended (（未完）) through a weak anchor; 21: a typo that makes or unmakes a Chinese numeral (一侧 / 一次) compared as written
+RULE_VERSION = "neardup-copy-21"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own; 16: one word replaced by another; 17: codes of letters and digits, days and months replaced; 18: a character put in place of its opposite or of another country, colour or season, a negation added inside; 19: 未 and 没有 added inside are negations, also after an adverb of a closed list (并未, 还没有); 20: a cut text's lost tail facing a mark the copy appended (（未完）) through a weak anchor; 21: a typo that makes or unmakes a Chinese numeral (一侧 / 一次, 十一个 / 是一个) read as written in its gap
 
 
 MIN_ANCHOR = 3  # tokens: a shorter aligned run between two gaps does not anchor them

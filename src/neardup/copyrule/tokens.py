@@ -107,25 +107,6 @@ def tokenize(text: str) -> list[str]:
     return [_WORD_NUMBERS.get(t, t) for t in tokens]
 
 
-def tokenize_written(text: str, written: frozenset[str]) -> list[str]:
-    """:func:`tokenize`, but a Chinese numeral read as one of ``written`` stays the characters
-    it is written with (each a token): what a typo made or unmade a numeral of is compared as
-    written (一侧 / 一次, 十一个 / 是一个)."""
-
-    def read(match: re.Match[str]) -> str:
-        number = _cn_number(match)
-        return match.group(0) if number in written else f" {number} "
-
-    tokens = _TOKEN.findall(_CN_NUMBER.sub(read, text).casefold())
-    return [_WORD_NUMBERS.get(t, t) for t in tokens]
-
-
-def chinese_numerals(text: str) -> dict[str, str]:
-    """The numbers :func:`tokenize` reads from Chinese numerals in ``text``, each with the
-    characters it is written with (the last, if several write it)."""
-    return {_cn_number(m): m.group(0) for m in _CN_NUMBER.finditer(text)}
-
-
 def _token_spans(text: str) -> list[tuple[int, int]] | None:
     """The character span in ``text`` of each of its :func:`tokenize` tokens (a Chinese numeral
     read as a number spans the characters it was written with); None where case folding

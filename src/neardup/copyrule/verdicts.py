@@ -15,15 +15,14 @@ from ..parallel import chunk_ranges
 from ..readings import heard_codes
 from .align import _MAY_MOVE, _after, _aligned_in_order, _canonical, _matched_tokens, _permuted
 from .boilerplate import Boilerplate
+from .numerals import numeral_typos
 from .rule import HEARD_FLOOR, CopyRule, CopyVerdict, Verdicts
 from .tokens import (
     _numbers,
     _week_codes,
-    chinese_numerals,
     number_keys,
     token_codes,
     tokenize,
-    tokenize_written,
 )
 from .values import (
     _has_tail,
@@ -475,42 +474,11 @@ def _aligned_verdicts(
             if again is not None and not again[2] and again[1] == 0 and again[0] <= allowed:
                 numbers, names, hard[r], ok[r] = *again, True
         if not ok[r]:
-            again = _as_written(texts[i], texts[j], ta, tb, ops, rule)
+            again = numeral_typos(texts[i], texts[j], (ta, tb), order, ops, rule, (na, nb))
             if again is not None and not again[2] and again[1] == 0 and again[0] <= allowed:
                 numbers, names, hard[r], ok[r] = *again, True
         changes[r] = numbers + names
     return changes, hard, ok
-
-
-def _as_written(
-    a: str, b: str, ta: list[str], tb: list[str], ops: Any, rule: CopyRule
-) -> tuple[int, int, bool] | None:
-    """The value changes of ``a`` and ``b`` (in canonical order; ``tb`` in ``ta``'s order,
-    aligned by ``ops``) with numbers read as the characters they are written with where a
-    typo made or unmade a Chinese numeral (一侧 / 一次, 一领一 / 一零一, 十一个 / 是一个): a
-    gap of the alignment whose one side holds Chinese numerals and the other no number, and
-    which, written out, replaces at most two characters one for one (:func:`_typed_numeral`).
-    Those numbers are read as written in both texts, and the characters decide as any other
-    characters do. None where no gap is such (第一次 / 第二次: a number faces a number, a
-    changed figure; 第二次全体会议 / 开幕: a passage, not a typo)."""
-    numerals = (chinese_numerals(a), chinese_numerals(b))
-    written: set[str] = set()
-    for tag, a0, a1, b0, b1 in ops:
-        if tag == "equal":
-            continue
-        for side, other, known in (
-            (ta[a0:a1], tb[b0:b1], numerals[0]),
-            (tb[b0:b1], ta[a0:a1], numerals[1]),
-        ):
-            numbers = _numbers(side)
-            if numbers and _typed_numeral(side, other, numbers, known):
-                written |= numbers
-    if not written:
-        return None
-    ta, tb = tokenize_written(a, frozenset(written)), tokenize_written(b, frozenset(written))
-    numbers = (_numbers(ta), _numbers(tb))
-    tb, _order, ops = _aligned_in_order(ta, tb)
-    return _value_changes(ta, tb, rule, numbers, ordered=True, opcodes=ops)
 
 
 def _negations_differ(
@@ -662,17 +630,3 @@ def _without_passages(unmatched: np.ndarray, rule: CopyRule) -> np.ndarray:
     w``, so its length ``u + w`` stays under ``2u``. Putting moved passages back in order
     (:func:`_put_in_order`) only ever matches more."""
     return 2 * unmatched <= rule.max_value_tokens
-
-
-def _typed_numeral(
-    side: list[str], other: list[str], numbers: frozenset[str], known: dict[str, str]
-) -> bool:
-    """Whether ``side``, its numbers (all read from Chinese numerals, ``known``) written out,
-    and ``other`` (no number) are strings of one length that differ in one or two characters."""
-    if _numbers(other) or not numbers <= known.keys():
-        return False
-    written = "".join(known[t] if t in numbers else t for t in side)
-    plain = "".join(other)
-    if len(written) != len(plain):
-        return False
-    return sum(x != y for x, y in zip(written, plain, strict=True)) <= 2
