@@ -2520,6 +2520,10 @@ NUMERAL_TEMPLATES = [
     # an exact figure against an approximate one is another value
     ("共组织三百名人员开展活动", "共组织数百名人员开展活动"),
     (
+        "该项目总投资十一元，建设周期三年，建成后将带动当地就业。",
+        "该项目总投资十亿元，建设周期三年，建成后将带动当地就业。",
+    ),
+    (
         "拍视频、做直播，十多天的时间，他就销售了三千多单脐橙。",
         "拍视频、做直播，十多天的时间，他就销售了上千多单脐橙。",
     ),
@@ -2595,6 +2599,8 @@ def test_typed_gap_changes_characters_a_typist_would():
     assert not typed(["10000"], ["一万"], ["以", "外"])  # 万 / 外 neither read nor look alike
     assert not typed(["300"], ["三百"], ["数", "百"])  # an approximate figure
     assert not typed(["3000"], ["三千"], ["上", "千"])  # 上 and 三 read fuzzily alike
+    assert not typed(["11"], ["十一"], ["十", "亿"])  # a numeral the copy rule does not read
+    assert not typed(["40"], ["四十"], ["拾", "肆"])  # formal numerals
     assert not typed(["4"], ["四"], ["这"])  # one token each: the compiled test's
     assert not typed(["1", "次"], "一次", ["2", "次"])  # a number faces a number
     assert not typed(["1", "次"], ["1", "次"], ["这", "次"])  # written in digits

@@ -26,9 +26,10 @@ from .values import _numbers_differ, _value_changes
 
 # The characters of Chinese numerals (the copy rule's readings, :mod:`neardup.copyrule.tokens`).
 NUMERAL_CHARACTERS = frozenset("〇零一二两三四五六七八九十百千万")
-# Characters that make a figure approximate in place of a numeral (三百 / 数百, 三千 / 上千,
-# 十二 / 十几, 十来个): another value, whatever they read like (上 and 三 fuzzily alike).
-APPROXIMATE = frozenset("几数上多余来许")
+# Characters that are another value in place of a numeral, whatever they read like: numerals the
+# copy rule does not read (亿, the formal 拾 / 肆 …: 十一 / 十亿, 四十 / 拾肆) and characters that
+# make a figure approximate (三百 / 数百, 三千 / 上千 — 上 and 三 read fuzzily alike —, 十二 / 十几).
+OTHER_VALUES = frozenset("亿億壹贰貳叁參肆伍陆陸柒捌玖拾佰仟廿卅卌几数數上多余餘来來许許")
 MAX_TYPED = 2  # characters a typo changes in one gap at most
 
 
@@ -92,8 +93,10 @@ def _typed(side: tuple[list[str], list[str]], other: tuple[list[str], list[str]]
     """Whether a gap's ``side`` (tokens, and what each is written as) holds numbers read from
     Chinese numerals where the ``other`` side holds none, and written out the two are one
     string typed otherwise in one or two characters, each a typo: a numeral's character
-    replaced by one that reads or looks alike and is no numeral and makes no figure
-    approximate (:data:`APPROXIMATE`), or a character beside the numeral replaced. A gap of one token each is left as it is (the compiled test of one
+    replaced by one that reads or looks alike and is no other value (a numeral, one the copy
+    rule does not read, or an approximation: :data:`OTHER_VALUES`), or a character beside the
+    numeral replaced (two homophones for two characters, as :func:`~.values._typos` reads
+    合力 / 和利: 一零一 / 一灵异, and so 一千 / 以前). A gap of one token each is left as it is (the compiled test of one
     replaced token decides those pairs)."""
     tokens, written = side
     if len(tokens) + len(other[0]) <= 2 or _numbers(other[0]) or not _numbers(tokens):
@@ -107,6 +110,6 @@ def _typed(side: tuple[list[str], list[str]], other: tuple[list[str], list[str]]
     changed = [(x, y) for x, y in zip(mine, theirs, strict=True) if x != y]
     return 0 < len(changed) <= MAX_TYPED and all(
         x not in NUMERAL_CHARACTERS
-        or (y not in NUMERAL_CHARACTERS | APPROXIMATE and misheard(x, y) == 0)
+        or (y not in NUMERAL_CHARACTERS | OTHER_VALUES and misheard(x, y) == 0)
         for x, y in changed
     )
