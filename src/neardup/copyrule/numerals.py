@@ -7,10 +7,10 @@ for 下一次 writes 一 侧 where the other text reads 1 次; 一领一 faces 1
 the gap of two tokens reads as a replaced name. :func:`numeral_typos` judges such a pair again
 with the numbers of those gaps — and of those gaps only — read as the characters they are
 written with, when every changed character is a typo: a character of the numeral replaced by
-one that reads or looks alike and is no numeral (十 / 是, 零 / 领, 百 / 白), or a character
-beside an unchanged numeral replaced (侧 / 次). A number facing a number (第一次 / 第二次), an
-exact figure facing an approximate one (三百 / 数百, 十二 / 十多), and a passage holding a
-number stay what they were.
+one that reads or looks alike and is no other value (十 / 是, 零 / 领, 百 / 白), or a character
+beside the numeral replaced (侧 / 次). A number facing a number (第一次 / 第二次), an exact
+figure facing an approximate one (三百 / 数百, 十二 / 十多) or a numeral the rule does not read
+(十一 / 十亿), and a passage holding a number stay what they were.
 """
 
 from __future__ import annotations
@@ -95,9 +95,9 @@ def _typed(side: tuple[list[str], list[str]], other: tuple[list[str], list[str]]
     string typed otherwise in one or two characters, each a typo: a numeral's character
     replaced by one that reads or looks alike and is no other value (a numeral, one the copy
     rule does not read, or an approximation: :data:`OTHER_VALUES`), or a character beside the
-    numeral replaced (two homophones for two characters, as :func:`~.values._typos` reads
-    合力 / 和利: 一零一 / 一灵异, and so 一千 / 以前). A gap of one token each is left as it is (the compiled test of one
-    replaced token decides those pairs)."""
+    numeral replaced — two homophones for two characters, as :func:`~.values._typos` reads
+    合力 / 和利 (一零一 / 一灵异, and so 一千 / 以前). A gap of one token each is left as it is
+    (the compiled test of one replaced token decides those pairs)."""
     tokens, written = side
     if len(tokens) + len(other[0]) <= 2 or _numbers(other[0]) or not _numbers(tokens):
         return False

@@ -17,13 +17,7 @@ from .align import _MAY_MOVE, _after, _aligned_in_order, _canonical, _matched_to
 from .boilerplate import Boilerplate
 from .numerals import numeral_typos
 from .rule import HEARD_FLOOR, CopyRule, CopyVerdict, Verdicts
-from .tokens import (
-    _numbers,
-    _week_codes,
-    number_keys,
-    token_codes,
-    tokenize,
-)
+from .tokens import _numbers, _week_codes, number_keys, token_codes, tokenize
 from .values import (
     _has_tail,
     _value_changes,
