@@ -48,14 +48,14 @@ def numeral_typos(
     numbers test rejects those pairs before any alignment: a typo does not overturn it).
     ``tokens``: ``a``'s and ``b``'s tokens (``b``'s put in ``order``), aligned by ``ops``;
     ``numbers``: the numbers each holds."""
-    if _numbers_differ(*numbers):
-        return None
+    ta, tb = tokens
+    if _numbers_differ(*numbers) or not any(_one_sided(ta, tb, op) for op in ops):
+        return None  # most rejected pairs: no gap where a number faces none
     spans_a, spans_b = _token_spans(a), _token_spans(b)
     if spans_a is None or spans_b is None:
         return None  # case folding changed a length: the tokens do not map back
     if order is not None:
         spans_b = [spans_b[t] for t in order]
-    ta, tb = tokens
     written_a = [a[x:y] for x, y in spans_a]
     written_b = [b[x:y] for x, y in spans_b]
     new_a: list[str] = []
@@ -77,6 +77,12 @@ def numeral_typos(
     return _value_changes(
         new_a, new_b, rule, (_numbers(new_a), _numbers(new_b)), ordered=True, opcodes=ops
     )
+
+
+def _one_sided(ta: Sequence[str], tb: Sequence[str], op: tuple[str, int, int, int, int]) -> bool:
+    """Whether the alignment's ``op`` is a gap where one side holds a number and the other none."""
+    tag, a0, a1, b0, b1 = op
+    return tag != "equal" and bool(_numbers(ta[a0:a1])) != bool(_numbers(tb[b0:b1]))
 
 
 def _as_written(tokens: list[str], written: list[str]) -> list[str]:
