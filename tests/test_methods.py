@@ -19,6 +19,7 @@ from neardup.methods import create
 from neardup.methods.auto import SKETCH_SHARED_KEYS, AutoConfig, _Held
 from neardup.normalize import normalize
 from neardup.verify import similarity, similarity_pairs
+from numeral_pairs import NUMERAL_TEMPLATES, NUMERAL_TYPOS
 from textedits import edited
 
 
@@ -2465,81 +2466,6 @@ def test_texts_of_markup_alone_are_compared_as_written_in_batch_and_online():
     det = Detector(store=open_store("memory://"))
     online = [det.add(str(i), t).duplicate for i, t in enumerate(texts)]
     assert online == [False, False, True, False, False, True]
-
-
-# Learners' typos that make or unmake a Chinese numeral (sighan_csc), and stories of one
-# template whose numerals differ, or whose passage holding one differs (cctv_xwlb_news_zh).
-NUMERAL_TYPOS = [
-    (
-        "现在我想一想下一侧去哪里。世界上有太多可看的地方才非常难选一个。",
-        "现在我想一想下一次去哪里。世界上有太多可看的地方才非常难选一个。",
-    ),
-    (
-        "在那里我们可以到台北一领一的顶楼看台北的市景，真的很迷人！",
-        "在那里我们可以到台北一零一的顶楼看台北的市景，真的很迷人！",
-    ),
-    (
-        "李大年十一个坏蛋不要再找他、不要帮他任何忙。",
-        "李大年是一个坏蛋不要再找他、不要帮他任何忙。",
-    ),
-]
-NUMERAL_TEMPLATES = [
-    (
-        "央视网消息：十四届全国人大三次会议将于3月5日上午9时在北京开幕，国务院总理将作政府工作报告。",
-        "央视网消息：十四届全国人大二次会议将于3月5日上午9时在北京开幕，国务院总理将作政府工作报告。",
-    ),
-    (
-        "央视网消息：3月9日上午9时，十四届全国人大四次会议第二次全体会议将在北京人民大会堂举行，"
-        "委员长将作常委会工作报告。届时，中央广播电视总台各频道、中央人民广播电台中国之声等频率"
-        "将进行现场直播；央视新闻、央视频、央视网等中央重点新媒体平台将同步转播。",
-        "央视网消息：十四届全国人大四次会议将于3月5日上午9时在北京开幕，总理将作政府工作报告。"
-        "届时，中央广播电视总台各频道、中央人民广播电台中国之声等频率将进行现场直播；央视新闻、"
-        "央视频、央视网等中央重点新媒体平台将同步转播。",
-    ),
-    ("我们第一次去台北一零一的顶楼看风景。", "我们第二次去台北一零一的顶楼看风景。"),
-    # a typo beside a numeral does not hide another number changed (found by a review)
-    (
-        "十四届全国人大四次会议在人民大会堂举行第四次全体会议，听取四次会议主席团的报告。",
-        "十四届全国人大四次会议在人民大会堂举行第五次全体会议，听取四此会议主席团的报告。",
-    ),
-    (
-        "南水北调东中线一期工程已经通水十年，一期工程累计调水超过七百亿立方米，惠及沿线人口。",
-        "南水北调东中线三期工程已经通水十年，该期工程累计调水超过七百亿立方米，惠及沿线人口。",
-    ),
-    # a number written in digits, or as a word, is not a typed numeral
-    (
-        "十四届全国人大三次会议在北京开幕，会议期间共有3人发言，各位代表认真审议。",
-        "十四届全国人大二次会议在北京开幕，会议期间共有三人发言，各位代表认真审议。",
-    ),
-    (
-        "This is the one time we went there, the first time was in 第一次 trip to Beijing for "
-        "the conference.",
-        "This is the a time we went there, the first time was in 第二次 trip to Beijing for "
-        "the conference.",
-    ),
-    # an exact figure against an approximate one is another value
-    ("共组织三百名人员开展活动", "共组织数百名人员开展活动"),
-    (
-        "该项目总投资十一元，建设周期三年，建成后将带动当地就业。",
-        "该项目总投资十亿元，建设周期三年，建成后将带动当地就业。",
-    ),
-    (
-        "拍视频、做直播，十多天的时间，他就销售了三千多单脐橙。",
-        "拍视频、做直播，十多天的时间，他就销售了上千多单脐橙。",
-    ),
-    (
-        "公司今年招聘了十二名新员工，分别安排到各个部门开展工作。",
-        "公司今年招聘了十多名新员工，分别安排到各个部门开展工作。",
-    ),
-    (
-        "这是本市举办的第十一届国际马拉松比赛，吸引了大批跑者。",
-        "这是本市举办的第十几届国际马拉松比赛，吸引了大批跑者。",
-    ),
-    (
-        "这是今年第一批援助物资，当地已经有三百人报名参加志愿服务，一次性发放到受灾群众手中，确保温暖过冬。",
-        "这是今年第二批援助物资，当地已经有四百人报名参加志愿服务，这次性发放到受灾群众手中，确保温暖过冬。",
-    ),
-]
 
 
 def test_a_typo_that_makes_or_unmakes_a_chinese_numeral_is_a_typo():

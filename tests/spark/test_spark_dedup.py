@@ -247,6 +247,20 @@ def test_english_paragraph_copies_like_local(spark, tmp_path):
     assert np.array_equal(np.load(spark_out / "common_grams.npz")["values"], local_table["values"])
 
 
+def test_numeral_typos_and_templates_like_local(spark, tmp_path):
+    """Copy rule 21 decides in the Spark job as locally: the learners' typos that make or
+    unmake a Chinese numeral are removed, the templates whose numerals differ are kept."""
+    from numeral_pairs import NUMERAL_TEMPLATES, NUMERAL_TYPOS
+
+    texts = [t for pair in NUMERAL_TYPOS + NUMERAL_TEMPLATES for t in pair]
+    source = _write_jsonl(tmp_path / "numerals.jsonl", texts)
+    local_out = _local(tmp_path, source, "--id-field", "id")
+    spark_out, _summary = _spark(spark, tmp_path, source, id_field="id")
+    rows = _assert_same(local_out, spark_out)
+    removed = {r["id"]: r["representative_id"] for r in rows if r["representative_id"] != r["id"]}
+    assert removed == {"d1": "d0", "d3": "d2", "d5": "d4"}
+
+
 def test_paragraph_exact_copies_grouped_first_like_local(spark, tmp_path, corpus_texts):
     """A story repeated more often than the copy evidence's commonness limit (60 > 20
     documents; tests/test_replay.py holds the topic evidence's) and a copy too short to be
