@@ -105,9 +105,10 @@ def _typed(side: tuple[list[str], list[str]], other: tuple[list[str], list[str]]
     合力 / 和利 (一零一 / 一灵异, and so 一千 / 以前). A gap of one token each is left as it is
     (the compiled test of one replaced token decides those pairs)."""
     tokens, written = side
-    if len(tokens) + len(other[0]) <= 2 or _numbers(other[0]) or not _numbers(tokens):
+    held = _numbers(tokens)
+    if len(tokens) + len(other[0]) <= 2 or _numbers(other[0]) or not held:
         return False
-    numbers = [(t, w) for t, w in zip(tokens, written, strict=True) if t in _numbers(tokens)]
+    numbers = [(t, w) for t, w in zip(tokens, written, strict=True) if t in held]
     if any(t == w or not set(w) <= NUMERAL_CHARACTERS for t, w in numbers):
         return False  # a number written in digits, or of another kind of reading
     mine, theirs = "".join(written), "".join(other[1])
