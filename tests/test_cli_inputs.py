@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import orjson
 import pyarrow as pa
@@ -191,6 +192,53 @@ def test_stdin_and_kept_to_stdout(tmp_path, sharded):
     summary = json.loads((tmp_path / "pipe" / "summary.json").read_text())
     assert summary["input"] == "<stdin>" and summary["outputs"]["kept"] == "-"
     assert not [p.name for p in (tmp_path / "pipe").iterdir() if p.name.startswith(".")]
+
+
+def _fed(path, data: bytes) -> threading.Thread:
+    """A thread writing ``data`` into the FIFO ``path`` (its open waits for a reader)."""
+
+    def feed() -> None:
+        with open(path, "wb") as f:
+            f.write(data)
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("kind", ["fifo", "pipe"])
+def test_an_input_read_once_is_spooled_like_stdin(tmp_path, sharded, kind, capsys):
+    """A named FIFO, or a pipe named by its /dev/fd path (what `<(cmd)` gives), answers as the
+    file it carries: the kept records are written in full (read twice, a pipe was empty the
+    second time: an empty kept file under a summary counting them, or a hang on a FIFO)."""
+    _, oracle = sharded
+    assert run(oracle, "-o", tmp_path / "file", "--id-field", "doc") == 0
+    data = oracle.read_bytes()
+    if kind == "fifo":
+        source = tmp_path / "feed.jsonl"
+        os.mkfifo(source)
+        thread = _fed(source, data)
+        assert run(source, "-o", tmp_path / "once", "--id-field", "doc") == 0
+        thread.join(5)
+    else:
+        args = ["dedup", "-o", str(tmp_path / "once"), "--id-field", "doc", "--format", "jsonl"]
+        read, write_end = os.pipe()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "neardup", *args, f"/dev/fd/{read}", "--method", "auto"],
+            pass_fds=(read,),
+            stderr=subprocess.PIPE,
+        )
+        os.close(read)
+        with os.fdopen(write_end, "wb") as f:
+            f.write(data)
+        assert proc.wait(timeout=120) == 0, proc.stderr.read().decode()
+        proc.stderr.close()
+    kept = (tmp_path / "once" / "kept.jsonl").read_bytes()
+    assert kept == (tmp_path / "file" / "kept.jsonl").read_bytes() and kept
+    assert clusters(tmp_path / "once") == clusters(tmp_path / "file")
+    summary = json.loads((tmp_path / "once" / "summary.json").read_text())
+    assert summary["counts"]["kept"] == kept.count(b"\n")
+    assert not [p.name for p in (tmp_path / "once").iterdir() if p.name.startswith(".")]
 
 
 def test_input_errors_are_clear(tmp_path, sharded, capsys):

@@ -3,7 +3,9 @@
 ``neardup dedup a.jsonl shards/ 'crawl-*.parquet' -`` reads, in the order given, a file, every
 file under a directory (recursively, names sorted, only names whose format neardup knows), the
 files a pattern matches (sorted) and standard input (JSON Lines unless ``--format`` says
-otherwise; spooled to a temporary file, because writing the kept records reads the input again).
+otherwise). Standard input and any other input that can be read only once — a pipe (``<(cmd)``,
+``/dev/stdin``), a named FIFO, a character device — are spooled to a temporary file, because
+writing the kept records reads the input again (read twice, a pipe is empty the second time).
 
 Each input keeps its own record numbers. So that a document's id names one record, documents
 without an ``--id-field`` are called ``<input>:<record number>`` when there are several inputs
@@ -23,7 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, InputError
-from .readers import Record, RecordReader, Skipped, field_of_records, split_suffix
+from .readers import (
+    Record,
+    RecordReader,
+    Skipped,
+    check_input,
+    field_of_records,
+    split_suffix,
+)
 
 STDIN = "-"
 STDIN_LABEL = "<stdin>"
@@ -95,6 +104,29 @@ def spool_stdin(directory: Path) -> Path:
     return path
 
 
+def read_once(spec: str) -> bool:
+    """Whether the input ``spec`` names something that exists but is no regular file or
+    directory: a pipe, a FIFO, a device — readable once (``-`` is standard input, apart)."""
+    return (
+        spec != STDIN
+        and os.path.exists(spec)
+        and not os.path.isfile(spec)
+        and not (os.path.isdir(spec))
+    )
+
+
+def spool_file(spec: str, directory: Path, number: int, fmt: str | None) -> Path:
+    """Copy the read-once input ``spec`` into a file in ``directory`` under its own name (its
+    format and compression still read from the name), after checking that the name or ``fmt``
+    tells the format — before the pipe is consumed."""
+    if fmt is None:
+        split_suffix(spec)  # the error names the input as given
+    path = directory / f"{number}-{Path(spec).name}"
+    with open(check_input(spec), "rb") as source, open(path, "wb") as out:
+        shutil.copyfileobj(source, out, 1 << 20)
+    return path
+
+
 @dataclass(frozen=True)
 class Item:
     """One record or skip of input number ``source``."""
@@ -106,7 +138,9 @@ class Item:
 class Inputs:
     """The readers of several inputs, read one after the other.
 
-    ``spool``: where standard input is copied (needed only when ``-`` is among the files).
+    ``spool``: where standard input and other read-once inputs (:func:`read_once`) are copied,
+    for a caller that reads its inputs twice (needed only when one is among the files; without
+    it a pipe is read once, as it comes, and standard input is refused).
     """
 
     def __init__(
@@ -122,11 +156,13 @@ class Inputs:
         files = expand(specs)
         self.labels = labels(files)
         self.readers: list[RecordReader] = []
-        for f in files:
+        for number, f in enumerate(files):
             if f == STDIN:
                 if spool is None:
                     raise ConfigError("standard input ('-') cannot be read here; name a file")
                 path, f_fmt = spool_stdin(spool), fmt or "jsonl"
+            elif read_once(f) and spool is not None:  # else read once, as it comes
+                path, f_fmt = spool_file(f, spool, number, fmt), fmt
             else:
                 path, f_fmt = Path(f), fmt
             reader = RecordReader(
@@ -134,6 +170,8 @@ class Inputs:
             )
             if f == STDIN:
                 reader.source = STDIN_LABEL
+            elif path != Path(f):
+                reader.source = f  # messages name the input as given, not its spooled copy
             self.readers.append(reader)
         if text_field != "text" and all(r.format == "text" for r in self.readers):
             # with records among the inputs the option is theirs (a text file ignores it)

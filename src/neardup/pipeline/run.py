@@ -27,7 +27,7 @@ from ..against import against_result
 from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..dedup import DedupResult, cluster_result, dedup_with
 from ..errors import ConfigError, InputError, OutputError
-from ..inputs import STDIN, Inputs
+from ..inputs import STDIN, Inputs, read_once
 from ..kept import KEPT_DIR, lines_of, per_input_name, single_name, write_jsonl, write_single
 from ..memory import batch_collection, release_free_memory
 from ..methods import DEFAULT_METHOD, create
@@ -167,7 +167,9 @@ def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
 
     warm(method.name, workers=resolve_workers(args.workers), large=_large_input(args))
     out = spool = None
-    if STDIN in (*args.input, args.against):  # standard input is copied next to the outputs
+    if any(spec == STDIN or read_once(spec) for spec in (*args.input, args.against) if spec):
+        # standard input and pipes are copied next to the outputs (the kept records read the
+        # input again)
         out = prepare_output(args.output)
         spool = out / f"{STAGE_PREFIX}{uuid.uuid4().hex}.stdin"
         spool.mkdir()
