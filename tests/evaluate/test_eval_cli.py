@@ -91,6 +91,22 @@ def test_clusters_report_equals_pair_enumeration(tmp_path):
         s["correct_pairs"] / gold_pairs
     )
     assert report["results"]["ngram"]["documents_per_second"] > 0
+    assert report["records"] == len(rows)  # was 2 whatever the size (the ids were overwritten)
+
+
+def test_a_bad_last_record_of_a_clustered_corpus_is_skipped_not_the_corpus(tmp_path):
+    """With ``--on-error skip``, a clustered corpus whose last record has no id was refused as
+    holding no usable documents: the list of ids was replaced by each record's own."""
+    rows = [{"id": f"d{i}", "text": t, "cluster": i // 2} for i, t in enumerate(BASE)]
+    rows.append({"id": None, "text": "一条没有编号的记录", "cluster": 99})
+    data = write_jsonl(tmp_path / "corpus.jsonl", rows)
+    out = tmp_path / "report"
+    args = ["eval", data, "--method", "ngram", "-o", str(out), "--quiet", "--on-error", "skip"]
+    assert main(args) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["records"] == len(BASE) and sum(report["skipped"].values()) == 1
+    gold_pairs = sum(1 for i, j in itertools.combinations(range(len(BASE)), 2) if i // 2 == j // 2)
+    assert report["results"]["ngram"]["scores"]["gold_pairs"] == gold_pairs
 
 
 @pytest.mark.parametrize(
@@ -550,3 +566,15 @@ def test_a_missing_matplotlib_is_said_before_the_work(tmp_path, capsys, monkeypa
     err = capsys.readouterr().err
     assert "needs the optional package 'matplotlib'" in err and "neardup[eval]" in err
     assert "Traceback" not in err and not out.exists()
+
+
+def test_a_file_of_unknown_format_is_named_without_an_option_eval_lacks(tmp_path, capsys):
+    """The reader's message offered ``--format``, which ``eval`` does not take."""
+    pairs = write_jsonl(tmp_path / "pairs", pairs_rows())
+    corpus = write_jsonl(tmp_path / "corpus.data", [{"id": "1", "text": BASE[0]}])
+    named = write_jsonl(tmp_path / "pairs.jsonl", [{"id1": "1", "id2": "1", "label": 1}])
+    for args in ([pairs], [named, "--corpus", corpus]):
+        assert main(["eval", *args, "-o", str(tmp_path / "r"), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert "cannot tell the format" in err and "--format" not in err
+        assert "JSON Lines (.jsonl, .json, .ndjson), CSV (.csv) or TSV (.tsv)" in err

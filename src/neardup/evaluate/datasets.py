@@ -102,7 +102,14 @@ def _rows(
     UTF-8, a CSV row of the wrong width or an unclosed quote, a lost compressed tail) is an
     error naming it, or with ``bad`` its call (a counted skip under ``on_error="skip"``; a lost
     tail is also told on stderr when ``warn``)."""
-    fmt, _ = split_suffix(path)
+    try:
+        fmt, _ = split_suffix(path)
+    except ConfigError:  # its message offers --format, which eval does not take
+        raise ConfigError(
+            f"cannot tell the format of {str(path)!r} from its name: evaluation data is JSON "
+            "Lines (.jsonl, .json, .ndjson), CSV (.csv) or TSV (.tsv), optionally .gz or .zst; "
+            "name the file so"
+        ) from None
     if fmt not in ("jsonl", "csv", "tsv"):
         raise ConfigError(f"{path}: evaluation data must be JSON Lines, CSV or TSV, not {fmt}")
     reader = _RowReader(path, fmt=fmt, on_error="fail" if bad is None else bad.on_error)
@@ -231,10 +238,10 @@ def load_corpus(path: str | os.PathLike, *, on_error: str = "fail") -> CorpusDat
     out: dict[str, str] = {}
     seen: dict[str, int] = {}
     for number, row in _rows(p, bad):
-        ids = _ids(bad, number, row, ("id",))
-        if ids is None:
+        row_ids = _ids(bad, number, row, ("id",))
+        if row_ids is None:
             continue
-        doc_id, text = ids[0], _text(row, "text")
+        doc_id, text = row_ids[0], _text(row, "text")
         if text is None:
             bad(number, "bad_text", "text is not a non-empty string")
             continue
@@ -314,8 +321,8 @@ def load_clusters(
     gold: list[str] = []
     seen: dict[str, int] = {}
     for number, row in _rows(p, bad):
-        ids = _ids(bad, number, row, ("id",))
-        if ids is None:
+        row_ids = _ids(bad, number, row, ("id",))
+        if row_ids is None:
             continue
         missing = [f for f in ("text", cluster_field) if f not in row]
         if missing:
@@ -325,7 +332,7 @@ def load_clusters(
                 f"no field {missing[0]!r} (a clustered corpus needs id, text, {cluster_field})",
             )
             continue
-        doc_id, text, cluster = ids[0], _text(row, "text"), row[cluster_field]
+        doc_id, text, cluster = row_ids[0], _text(row, "text"), row[cluster_field]
         if text is None:
             bad(number, "bad_text", "text is not a non-empty string")
             continue
