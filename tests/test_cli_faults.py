@@ -1012,3 +1012,24 @@ def test_field_options_for_a_text_file_are_an_error(tmp_path, capsys, option):
         out = tmp_path / "mixed"
         assert main(["dedup", str(records), str(source), "-o", str(out), *option, "--quiet"]) == 0
         assert json.loads((out / "summary.json").read_text())["counts"]["documents"] == 3
+
+
+@pytest.mark.parametrize("on_error", ["fail", "skip"])
+def test_a_deeply_nested_json_line_is_a_bad_record_not_a_crash(tmp_path, on_error):
+    """One line of 200,000 nested arrays crashed the process (SIGSEGV in orjson before 3.9.15,
+    CVE-2024-27454) whatever ``--on-error`` said; run in a child so a crash is a failure here."""
+    path = tmp_path / "in.jsonl"
+    nested = b"[" * 200_000 + b"]" * 200_000
+    path.write_bytes(b'{"text": "one record"}\n' + nested + b'\n{"text": "another record"}\n')
+    args = ["dedup", str(path), "-o", str(tmp_path / "out"), "--on-error", on_error, "--quiet"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup", *args], capture_output=True, timeout=300, check=False
+    )
+    err = proc.stderr.decode()
+    if on_error == "fail":
+        assert proc.returncode == 2 and "record 2" in err and "Traceback" not in err, err
+        return
+    assert proc.returncode == 0, err
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["counts"]["records_read"] == 3 and summary["counts"]["kept"] == 2
+    assert summary["counts"]["skipped_by_reason"] == {"malformed_json": 1}
