@@ -67,3 +67,35 @@ def test_python_dash_m_is_the_console():
         [sys.executable, "-m", "neardup", "--bogus"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 2 and "unrecognized arguments" in done.stderr
+
+
+def test_output_on_a_full_disk_is_a_clear_error_not_a_traceback(tmp_path):
+    """`neardup compare a b > /dev/full` (and any command printing its answer) ended in an
+    OSError traceback with exit 1; now one line naming the reason, exit 2."""
+    if not Path("/dev/full").exists():
+        import pytest
+
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "neardup", "compare", "一段文字", "一段文字！"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert err.strip() == "neardup: error: cannot write the output: No space left on device"
+
+
+def test_an_interrupt_while_the_commands_load_is_said_in_a_line(monkeypatch, capsys):
+    """Ctrl-C in the first half second (while the subcommands are imported) printed a
+    KeyboardInterrupt traceback; now the line a later interrupt prints, and exit 130."""
+    import neardup.cli as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert main(["compare", "a", "b"]) == 130
+    assert capsys.readouterr().err == "neardup: interrupted\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import importlib
 import os
@@ -45,8 +46,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What writing the output may meet that is no fault of neardup's: said in a line, not a traceback.
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()  # imports every subcommand: a Ctrl-C may land here
+    except KeyboardInterrupt:
+        print("neardup: interrupted", file=sys.stderr)
+        return 130
     args, extra = parser.parse_known_args(list(argv) if argv is not None else None)
     if extra:  # a command may say why it has no such option (spark-dedup: a batch option)
         explain = getattr(args, "explain_unknown", None)
@@ -62,7 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     tolerate_cache_failures()  # nor a traceback where compiled code cannot be cached
     try:
         with contextlib.ExitStack() as args.resources:
-            return int(args.func(args) or 0)
+            code = int(args.func(args) or 0)
+        sys.stdout.flush()  # what is still buffered fails here, said below, not at exit
+        return code
     except NeardupError as exc:
         print(f"neardup: error: {exc}", file=sys.stderr)
         return 2
@@ -73,6 +84,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # what a shell reports for a process ended by SIGPIPE
+    except OSError as exc:  # standard output on a full disk (`> /dev/full`), a failing device
+        if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
+            raise  # a file neardup opened says its own name where it is written
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"neardup: error: cannot write the output: {exc.strerror}", file=sys.stderr)
+        return 2
 
 
 def console() -> None:
