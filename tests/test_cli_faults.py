@@ -1033,3 +1033,37 @@ def test_a_deeply_nested_json_line_is_a_bad_record_not_a_crash(tmp_path, on_erro
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["counts"]["records_read"] == 3 and summary["counts"]["kept"] == 2
     assert summary["counts"]["skipped_by_reason"] == {"malformed_json": 1}
+
+
+@pytest.mark.parametrize("change", ["rewritten", "same size", "appended"])
+def test_an_input_changed_during_the_run_is_not_published(tmp_path, monkeypatch, capsys, change):
+    """The kept records are copied from a second reading of the input: one rewritten in
+    between (other records) gave a kept file of records never judged under a summary counting
+    the first ones, exit 0. Now the run stops naming the file, and publishes nothing."""
+    path = tmp_path / "in.jsonl"
+    rows = [{"id": f"r{i}", "text": text(i % 40)} for i in range(120)]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    out = tmp_path / "out"
+    assert dedup(path, out) == 0
+    first = assert_one_complete_run(out)
+    judge = pipeline_run.find_duplicates
+
+    def judge_then_change(*args, **kwargs):
+        found = judge(*args, **kwargs)
+        data = path.read_bytes()
+        if change == "rewritten":
+            other = [{"id": f"n{i}", "text": text(100 + i)} for i in range(300)]
+            data = b"".join(orjson.dumps(r) + b"\n" for r in other)
+        elif change == "same size":
+            data = data.replace(b'"r1"', b'"x1"', 1)
+        else:
+            data += orjson.dumps({"id": "late", "text": text(500)}) + b"\n"
+        path.write_bytes(data)
+        os.utime(path, ns=(1, 1))  # a new time stamp, however coarse the file system's
+        return found
+
+    monkeypatch.setattr(pipeline_run, "find_duplicates", judge_then_change)
+    assert dedup(path, out, "--method", "simhash") == 2
+    err = capsys.readouterr().err
+    assert f"{path}: the file was " in err and "nothing is published" in err, err
+    assert assert_one_complete_run(out)["run_id"] == first["run_id"]  # the earlier run stands

@@ -206,6 +206,15 @@ def check_input(path: str | os.PathLike) -> Path:
     return p
 
 
+def _stamp(path: Path) -> tuple[int, int, int, int] | None:
+    """``(device, inode, size, modification time in ns)`` of ``path``; None when it is gone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def check_row(
     number: int,
     row: dict[str, Any],
@@ -429,6 +438,25 @@ class RecordReader:
         self.id_field = id_field
         self.on_error = on_error
         self.source = str(self.path)
+        self.stamp = _stamp(self.path)  # what the file was when the run first saw it
+
+    def check_unchanged(self) -> None:
+        """Raise :class:`InputError` when the file is no longer the one first seen (replaced,
+        rewritten, grown, cut or touched since): a caller that reads it again (the kept
+        records are copied from a second reading) would copy records it never judged."""
+        now = _stamp(self.path)
+        if now != self.stamp:
+            was, size = self.stamp, now[2] if now else None
+            what = "replaced or removed" if now is None or now[:2] != was[:2] else (
+                f"rewritten ({was[2]:,} bytes then, {size:,} now)" if size != was[2]
+                else "modified"
+            )  # fmt: skip
+            raise InputError(
+                f"the file was {what} while the run read it; its records are read twice (the "
+                "kept ones are copied from the second reading), so nothing is published — run "
+                "again on a file that does not change meanwhile (a copy of it)",
+                source=self.source,
+            )
 
     def __iter__(self) -> Iterator[Record | Skipped]:
         rows = {

@@ -551,15 +551,27 @@ def write_kept_records(
     counts = [len(k) for k in keeps]
     readers = inputs.readers
     captures = captures or [None] * len(readers)
+    for reader in readers:  # the second reading must read what the first one judged
+        reader.check_unchanged()
     if mode == "-":
-        write_jsonl(readers, keeps, sys.stdout.buffer, captures)
-        return Kept(["-"] * len(readers), counts)
-    if mode == "single" or len(readers) == 1:
+        written = write_jsonl(readers, keeps, sys.stdout.buffer, captures)
+        kept = Kept(["-"] * len(readers), counts)
+    elif mode == "single" or len(readers) == 1:
         name = single_name(readers)
-        write_single(readers, keeps, stage / name, captures)
-        return Kept([name] * len(readers), counts)
-    names = [per_input_name(r, label) for r, label in zip(readers, inputs.labels, strict=True)]
-    for reader, keep, name, capture in zip(readers, keeps, names, captures, strict=True):
-        (stage / name).parent.mkdir(parents=True, exist_ok=True)
-        write_single([reader], [keep], stage / name, [capture])
-    return Kept(names, counts)
+        written = write_single(readers, keeps, stage / name, captures)
+        kept = Kept([name] * len(readers), counts)
+    else:
+        names = [per_input_name(r, lbl) for r, lbl in zip(readers, inputs.labels, strict=True)]
+        written = 0
+        for reader, keep, name, capture in zip(readers, keeps, names, captures, strict=True):
+            (stage / name).parent.mkdir(parents=True, exist_ok=True)
+            written += write_single([reader], [keep], stage / name, [capture])
+        kept = Kept(names, counts)
+    for reader in readers:  # and nothing changed it while it was read again
+        reader.check_unchanged()
+    if written != sum(counts):
+        raise InputError(
+            f"{written:,} kept records were found on reading the inputs again, not "
+            f"{sum(counts):,}: an input changed while the run read it; nothing is published"
+        )
+    return kept
