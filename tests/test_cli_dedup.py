@@ -569,3 +569,25 @@ def test_compare_and_eval_with_tables_decide_as_a_run_with_them(method, tmp_path
         assert "not a neardup common-gram table" in capsys.readouterr().err
     assert main(["compare", "--method", method, "--tables", "", "a", "b"]) == 2
     assert "--tables needs a file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "method, options", [("simhash", []), ("ngram", []), ("simhash", ["--cjk-only"])]
+)
+def test_texts_with_nothing_to_compare_are_counted_and_said(tmp_path, capsys, method, options):
+    """Texts that normalising leaves empty (markup alone, a zero-width space, another script
+    under --cjk-only) are never duplicates under simhash or ngram — two identical ones stay —
+    and the run said nothing of it: now counted in method_stats and told on stderr."""
+    empty = ["<br><br>", "<br><br>", "\u200b\u200b", "<p></p>"]
+    english = ["Hello world, this is English", "Hello world, this is English"]
+    chinese = ["今天的天气很好，我们一起去公园散步。", "今天的天气很好，我们一起去公园散步！"]
+    texts = empty + english + chinese
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(orjson.dumps({"text": t}) + b"\n" for t in texts))
+    out = tmp_path / "out"
+    assert main(["dedup", str(path), "-o", str(out), "--method", method, *options]) == 0
+    expected = len(empty) + (len(english) if "--cjk-only" in options else 0)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["method_stats"]["featureless_documents"] == expected
+    assert summary["counts"]["kept"] >= expected + 1  # every such text kept, one of the Chinese
+    assert f"neardup: {expected} documents have nothing to compare" in capsys.readouterr().err

@@ -153,6 +153,15 @@ def run(args: argparse.Namespace) -> int:
             f"{skipped}; {summary['seconds']['total']:.1f}s -> {out}",
             file=sys.stderr,
         )
+        empty = summary.get("method_stats", {}).get("featureless_documents", 0)
+        if empty:
+            print(
+                f"neardup: {empty} documents have nothing to compare once normalised (markup or "
+                "punctuation alone, another script under --cjk-only, words every document "
+                "holds under corpus tf-idf): never duplicates, kept "
+                "(method_stats.featureless_documents in summary.json)",
+                file=sys.stderr,
+            )
     return 0
 
 

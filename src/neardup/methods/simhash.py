@@ -115,6 +115,8 @@ class SimhashMethod:
         left, right, dist = hamming_edges(
             fingerprints, max_distance=self.config.max_distance, blocks=self.config.blocks
         )
+        # said in the run's summary: such texts are kept whatever they repeat
+        self.stats = {"featureless_documents": int(featureless(np.asarray(fingerprints)).sum())}
         if len(left):
             fps = np.asarray(fingerprints)
             usable = ~featureless(fps[left]) & ~featureless(fps[right])
