@@ -177,6 +177,41 @@ def test_postgres_detectors_see_each_others_commits(pg_schema_url):
     two.close()
 
 
+OPEN_AT_ONCE = """
+import sys, time
+from neardup.online import Detector
+from neardup.store import open_store
+start = float(sys.argv[2])
+while time.time() < start:
+    pass
+detector = Detector(store=open_store(sys.argv[1]))
+detector.add(sys.argv[3], "一篇新闻报道的正文，" + sys.argv[3])
+detector.close()
+"""
+
+
+@pytest.mark.postgres
+def test_processes_that_open_a_new_database_at_once_all_start(pg_schema_url):
+    """Two service replicas started together on a new database: concurrent ``CREATE TABLE IF
+    NOT EXISTS`` (and the first parameters stored twice) failed one of them with a raw
+    duplicate-key error (3-4 of 6 such opens in a helper's runs)."""
+    import time
+
+    start = time.time() + 3  # every child imported and waiting
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPEN_AT_ONCE, pg_schema_url, str(start), f"doc{k}"],
+            stderr=subprocess.PIPE,
+        )
+        for k in range(6)
+    ]
+    errors = [c.communicate(timeout=120)[1].decode() for c in children]
+    assert [c.returncode for c in children] == [0] * 6, errors
+    store = open_store(pg_schema_url, read_only=True)
+    assert sorted(store.snapshot().ids) == [f"doc{k}" for k in range(6)]
+    store.close()
+
+
 @pytest.mark.postgres
 def test_a_commit_between_two_reads_of_the_changes_is_not_skipped(pg_schema_url):
     """Another detector stores a document and deletes one while this one reads what changed

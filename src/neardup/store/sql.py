@@ -62,6 +62,9 @@ class SqlStore:
 
     def _create_schema(self) -> None:
         with self._transaction():
+            # processes that open a new database at once create it one after the other
+            # (concurrent CREATE TABLE IF NOT EXISTS collide in PostgreSQL's catalogue)
+            self._lock_writers()
             for stmt in (
                 "CREATE TABLE IF NOT EXISTS neardup_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
                 f"CREATE TABLE IF NOT EXISTS neardup_documents ({self.seq_column}, "
@@ -152,6 +155,10 @@ class SqlStore:
             if self.read_only:
                 raise StoreError(f"{self.url} holds no neardup index yet (no parameters stored)")
             self._lock_writers()
+            rows = self._execute("SELECT key, value FROM neardup_meta").fetchall()
+            if rows:  # another process stored them while this one waited for the lock
+                compare_meta(dict(rows), version, params, self.url)
+                return
             for key, value in (
                 ("version", version),
                 ("params", json.dumps(params, sort_keys=True)),
