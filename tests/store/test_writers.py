@@ -110,6 +110,29 @@ def test_a_hard_link_to_the_file_is_the_same_store_for_the_lock(tmp_path):
     open_store(f"sqlite:///{tmp_path}/dir/hard.db").close()
 
 
+def test_a_hard_link_is_refused_also_under_another_temporary_folder(tmp_path, monkeypatch):
+    """The lock every hard link shares was a file in the temporary folder: two processes with
+    different ones (``PrivateTmp``, another ``$TMPDIR``) both wrote through two links, each in
+    its own write-ahead log, and the store ended corrupt (a helper's run). The file itself is
+    locked too now."""
+    import tempfile
+
+    for name in ("tmp_a", "tmp_b"):
+        (tmp_path / name).mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp_a"))
+    first = Detector(store=open_store(f"sqlite:///{tmp_path}/real.db"))
+    first.add("a", STORY)
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "hard.db").hardlink_to(tmp_path / "real.db")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp_b"))
+    with pytest.raises(StoreBusyError, match="through another path to the same file"):
+        open_store(f"sqlite:///{tmp_path}/dir/hard.db")
+    first.close()  # its log applied to the file: what a link opens next holds "a"
+    second = Detector(store=open_store(f"sqlite:///{tmp_path}/dir/hard.db"))  # the lock went
+    assert second.add("b", OTHER).status == "inserted" and len(second) == 2
+    second.close()
+
+
 def test_second_writing_process_is_refused_and_the_lock_dies_with_kill_9(tmp_path):
     url = f"sqlite:///{tmp_path}/p.db"
     holder = subprocess.Popen(

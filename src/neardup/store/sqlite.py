@@ -2,16 +2,19 @@
 
 A process that opens the store for writing holds an exclusive lock on ``<file>.lock`` (of the
 file's real path: a symbolic link to the store names the same lock) until it closes the store or
-exits (also by ``kill -9``: the kernel drops the lock). A second writing
+exits (also by ``kill -9``: the kernel drops the lock), and locks shared by every hard link
+(:meth:`SqliteStore._lock_inode`). A second writing
 process is refused with a message naming the holder; readers (``index stats``, ``index query``)
 open the file read-only, never create it and take no lock. Several writers need PostgreSQL.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import sqlite3
+import struct
 import sys
 from contextlib import suppress
 from pathlib import Path
@@ -59,11 +62,16 @@ class SqliteStore(SqlStore):
             raise
 
     def _lock_inode(self, url: str, path: str) -> None:
-        """The lock every hard link to the file shares (:func:`_inode_lock_path`)."""
+        """The locks every hard link to the file shares: a lock file named by its inode
+        (:func:`_inode_lock_path`, which names the holder), and a lock on the file itself
+        (:func:`_lock_file_itself`, which holds whatever each process's temporary folder)."""
         try:
             inode = _inode_lock_path(path)
             if inode is not None:
                 self._writer_locks.append(_lock_writer(url, inode))
+            itself = _lock_file_itself(url, path)
+            if itself is not None:
+                self._writer_locks.append(itself)
         except BaseException:
             self.close()
             raise
@@ -183,6 +191,40 @@ def _inode_lock_path(path: str) -> str | None:
     if not S_ISDIR(mine.st_mode) or mine.st_uid != os.getuid() or mine.st_mode & 0o077:
         return None  # a link, or a folder another user made or others may write in
     return str(folder / f"{st.st_dev}-{st.st_ino}.lock")
+
+
+# A byte of the store file far past anything SQLite locks (its locks lie at 1 GiB): a writer
+# holds a write lock on it, which no other open of the file — through any path — can take.
+FILE_LOCK_OFFSET = 1 << 62
+
+
+def _lock_file_itself(url: str, path: str) -> int | None:
+    """An open-file-description lock (Linux ``F_OFD_SETLK``) on :data:`FILE_LOCK_OFFSET` of the
+    store file: it follows the inode, so a hard link is refused also when the two processes'
+    temporary folders differ (``PrivateTmp``, another ``$TMPDIR``), where the inode lock file
+    of :func:`_inode_lock_path` is not one file; SQLite's own byte locks are elsewhere and
+    unaffected. None where the system has no such lock (the lock files still hold)."""
+    command = getattr(fcntl, "F_OFD_SETLK", None)
+    if command is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return None  # SQLite's own open says what is wrong with the file
+    request = struct.pack("hhqqi4x", fcntl.F_WRLCK, os.SEEK_SET, FILE_LOCK_OFFSET, 1, 0)
+    try:
+        fcntl.fcntl(fd, command, request)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EAGAIN, errno.EACCES):
+            raise StoreBusyError(
+                f"{url} is open for writing by another process, through another path to the "
+                "same file (a hard link); an SQLite store takes one writing process. Stop that "
+                "process, read with `neardup index query`/`stats`, or use PostgreSQL "
+                "(--db postgresql://...) for several writers"
+            ) from None
+        return None  # a file system without such locks: the lock files still hold
+    return fd
 
 
 def _lock_writer(url: str, lock_path: str) -> int:
