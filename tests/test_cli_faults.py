@@ -448,6 +448,22 @@ def test_a_table_of_another_gram_length_is_refused(tmp_path, capsys):
     )
 
 
+@pytest.mark.parametrize("command", ["add", "serve"])
+def test_a_table_a_method_refuses_leaves_no_store_behind(tmp_path, capsys, command):
+    """``index add`` / ``serve --method simhash --tables T`` was refused ("takes no fitted
+    tables") after the new store file was created: an empty store stayed, whose schema then
+    recorded nothing."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(30)))
+    assert main(["dedup", str(path), "-o", str(tmp_path / "run"), "--quiet"]) == 0
+    db = tmp_path / "new.db"
+    tables = ["--tables", str(tmp_path / "run" / "common_grams.npz"), "--method", "simhash"]
+    args = ["index", "add", str(path)] if command == "add" else ["serve"]
+    assert main([*args, "--db", f"sqlite:///{db}", *tables]) == 2
+    assert "method 'simhash' takes no fitted tables" in capsys.readouterr().err
+    assert not db.exists() and not list(tmp_path.glob("new.db*"))
+
+
 @pytest.mark.parametrize(
     "given, needs",
     [

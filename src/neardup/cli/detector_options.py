@@ -124,7 +124,7 @@ def open_detector(args: argparse.Namespace, *, read_only: bool = False):
     if args.method is not None and new_store(args.db):  # checked before a store is created
         from ..methods import create
 
-        create(args.method, **detector_options(args))
+        create(args.method, tables=tables, **detector_options(args))  # tables it takes?
     store = open_store_for(args, read_only=read_only)
     if args.method is None:
         args.method = stored_method(store) or DEFAULT_METHOD
