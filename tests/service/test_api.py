@@ -94,6 +94,18 @@ def test_bad_bodies(client, body, status, message):
     assert r.status_code == status and message in r.json()["error"]
 
 
+def test_a_body_that_cannot_be_read_says_why(client):
+    """A body that is not UTF-8, or nests too deeply for the decoder, got FastAPI's "There was
+    an error parsing the body", which says neither; still 400, and the service serves on."""
+    for body, says in (
+        ('{"id": "u8", "text": "abc \xff\xfe def"}'.encode("latin-1"), "is not UTF-8 (byte 0xff"),
+        (b"[" * 2000 + b"]" * 2000, "nests arrays or objects too deeply"),
+    ):
+        r = client.post("/v1/documents", content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400 and says in r.json()["error"], r.text
+    assert client.post("/v1/documents", json={"id": "a", "text": TEXT}).status_code == 200
+
+
 def test_invalid_json_oversized_auth_unknown(client, tmp_path):
     r = client.post(
         "/v1/documents",

@@ -145,6 +145,19 @@ def create_app(
     return guard
 
 
+def _unreadable_body(cause: BaseException | None) -> str | None:
+    """What made a body unreadable, where FastAPI says only "There was an error parsing the
+    body" (it raises that from the decoder's own error)."""
+    if isinstance(cause, UnicodeDecodeError):
+        return (
+            f"the request body is not UTF-8 (byte {cause.object[cause.start]:#04x} at offset "
+            f"{cause.start}); send JSON encoded as UTF-8"
+        )
+    if isinstance(cause, RecursionError):
+        return "the request body nests arrays or objects too deeply to be read"
+    return None
+
+
 def _add_error_handlers(app: FastAPI, metrics: Metrics) -> None:
     @app.exception_handler(RequestError)
     async def _api_error(_request: Request, exc: RequestError):
@@ -167,7 +180,8 @@ def _add_error_handlers(app: FastAPI, metrics: Metrics) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException):
-        return _error(exc.status_code, str(exc.detail))
+        unreadable = _unreadable_body(exc.__cause__) if exc.status_code == 400 else None
+        return _error(exc.status_code, unreadable or str(exc.detail))
 
     @app.exception_handler(DocumentConflictError)
     async def _conflict(_request: Request, exc: DocumentConflictError):
