@@ -1083,3 +1083,15 @@ def test_an_input_changed_during_the_run_is_not_published(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert f"{path}: the file was " in err and "nothing is published" in err, err
     assert assert_one_complete_run(out)["run_id"] == first["run_id"]  # the earlier run stands
+
+
+def test_quiet_still_says_what_was_skipped(tmp_path, capsys):
+    """``--quiet --on-error skip`` left no trace of skipped records on stderr."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(5)) + b'{"id": "x", "text": null}\n')
+    out = tmp_path / "out"
+    assert main(["dedup", str(path), "-o", str(out), "--on-error", "skip", "--quiet"]) == 0
+    assert capsys.readouterr().err == f"neardup: 1 of 6 records skipped ({out / 'skipped.jsonl'})\n"
+    path.with_name("ok.jsonl").write_bytes(b"".join(jsonl(5)))
+    assert main(["dedup", str(path.with_name("ok.jsonl")), "-o", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

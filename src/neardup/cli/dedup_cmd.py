@@ -26,7 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_input_options(p)
     _add_decision_options(p)
     _add_output_options(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar and no summary line (summary.json has the counts); skipped "
+        "records are still said",
+    )
     add_workers_option(p)
     add_method_options(p)
     p.set_defaults(func=run)
@@ -140,8 +145,14 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
     )
     summary, out = run_dedup(options)
+    c = summary["counts"]
+    if args.quiet and c["skipped"]:  # what was left out is said also when nothing else is
+        print(
+            f"neardup: {c['skipped']} of {c['records_read']} records skipped "
+            f"({out / 'skipped.jsonl'})",
+            file=sys.stderr,
+        )
     if not args.quiet:
-        c = summary["counts"]
         against = f" (against {args.against})" if args.against else ""
         ref_skipped = summary.get("reference", {}).get("skipped") or 0
         skipped = f"{c['skipped']} skipped" + (
