@@ -1081,7 +1081,7 @@ def test_an_input_changed_during_the_run_is_not_published(tmp_path, monkeypatch,
     monkeypatch.setattr(pipeline_run, "find_duplicates", judge_then_change)
     assert dedup(path, out, "--method", "simhash") == 2
     err = capsys.readouterr().err
-    assert f"{path}: the file was " in err and "nothing is published" in err, err
+    assert f"{path}: the file was " in err and "the run stops unpublished" in err, err
     assert assert_one_complete_run(out)["run_id"] == first["run_id"]  # the earlier run stands
 
 

@@ -241,6 +241,33 @@ def test_an_input_read_once_is_spooled_like_stdin(tmp_path, sharded, kind, capsy
     assert not [p.name for p in (tmp_path / "once").iterdir() if p.name.startswith(".")]
 
 
+def test_an_input_and_a_reference_read_once_under_one_name_stay_apart(tmp_path, sharded):
+    """Two FIFOs of one name, the input and ``--against``'s reference: their spooled copies
+    were both named ``0-<name>`` in one folder, so the reference's overwrote the input's."""
+    _, oracle = sharded
+    rows = [json.loads(line) for line in oracle.read_text(encoding="utf-8").splitlines()]
+    half = len(rows) // 2
+    plain = {}
+    for name, part in (("in", rows[:half]), ("ref", rows[half:])):
+        plain[name] = tmp_path / f"{name}.jsonl"
+        write(plain[name], [(r["doc"], r["text"]) for r in part])
+    args = ["--id-field", "doc"]
+    assert run(plain["in"], "--against", plain["ref"], "-o", tmp_path / "file", *args) == 0
+    feeds = []
+    for name in ("in", "ref"):
+        (tmp_path / f"fifo_{name}").mkdir()
+        fifo = tmp_path / f"fifo_{name}" / "data.jsonl"
+        os.mkfifo(fifo)
+        feeds.append(_fed(fifo, plain[name].read_bytes()))
+    once = tmp_path / "once"
+    assert run(tmp_path / "fifo_in" / "data.jsonl", "--against", tmp_path / "fifo_ref" / "data.jsonl",
+               "-o", once, *args) == 0  # fmt: skip
+    for feed in feeds:
+        feed.join(5)
+    assert (once / "kept.jsonl").read_bytes() == (tmp_path / "file" / "kept.jsonl").read_bytes()
+    assert clusters(once) == clusters(tmp_path / "file")
+
+
 def test_input_errors_are_clear(tmp_path, sharded, capsys):
     folder, oracle = sharded
     empty = tmp_path / "empty"

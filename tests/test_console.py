@@ -99,3 +99,21 @@ def test_an_interrupt_while_the_commands_load_is_said_in_a_line(monkeypatch, cap
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert main(["compare", "a", "b"]) == 130
     assert capsys.readouterr().err == "neardup: interrupted\n"
+
+
+def test_a_command_with_its_output_closed_ends_as_before(tmp_path):
+    """With standard output closed (``>&-``) Python has no ``sys.stdout``: the flush added
+    for a full disk must not turn a finished run into a traceback."""
+    import os
+
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"text": "一段文字"}\n{"text": "一段文字！"}\n', encoding="utf-8")
+    args = ["dedup", str(path), "-o", str(tmp_path / "out"), "--quiet"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup", *args],
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(1),
+        check=False,
+    )
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr.decode()
+    assert (tmp_path / "out" / "summary.json").exists()

@@ -19,6 +19,7 @@ import glob
 import os
 import shutil
 import sys
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,7 +122,8 @@ def spool_file(spec: str, directory: Path, number: int, fmt: str | None) -> Path
     tells the format — before the pipe is consumed."""
     if fmt is None:
         split_suffix(spec)  # the error names the input as given
-    path = directory / f"{number}-{Path(spec).name}"
+    path = directory / f"{uuid.uuid4().hex[:12]}-{number}-{Path(spec).name}"  # inputs and the
+    # reference share the folder, each numbered from 0
     with open(check_input(spec), "rb") as source, open(path, "wb") as out:
         shutil.copyfileobj(source, out, 1 << 20)
     return path

@@ -206,13 +206,15 @@ def check_input(path: str | os.PathLike) -> Path:
     return p
 
 
-def _stamp(path: Path) -> tuple[int, int, int, int] | None:
-    """``(device, inode, size, modification time in ns)`` of ``path``; None when it is gone."""
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """``(size, modification time in ns)`` of ``path``; None when it is gone. Not the device
+    and inode: a network mount may renumber them (autofs, FUSE) for a file nobody touched; a
+    file replaced by another was written at another time."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+    return st.st_size, st.st_mtime_ns
 
 
 def check_row(
@@ -444,17 +446,19 @@ class RecordReader:
         """Raise :class:`InputError` when the file is no longer the one first seen (replaced,
         rewritten, grown, cut or touched since): a caller that reads it again (the kept
         records are copied from a second reading) would copy records it never judged."""
-        now = _stamp(self.path)
-        if now != self.stamp:
-            was, size = self.stamp, now[2] if now else None
-            what = "replaced or removed" if now is None or now[:2] != was[:2] else (
-                f"rewritten ({was[2]:,} bytes then, {size:,} now)" if size != was[2]
-                else "modified"
-            )  # fmt: skip
+        now, was = _stamp(self.path), self.stamp
+        if now != was:
+            if now is None or was is None:
+                what = "removed"
+            elif now[0] != was[0]:
+                what = f"rewritten ({was[0]:,} bytes then, {now[0]:,} now)"
+            else:
+                what = "modified"
             raise InputError(
                 f"the file was {what} while the run read it; its records are read twice (the "
-                "kept ones are copied from the second reading), so nothing is published — run "
-                "again on a file that does not change meanwhile (a copy of it)",
+                "kept ones are copied from the second reading), so the run stops unpublished "
+                "(no summary.json) — run again on a file that does not change meanwhile (a "
+                "copy of it)",
                 source=self.source,
             )
 

@@ -46,8 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# What writing the output may meet that is no fault of neardup's: said in a line, not a traceback.
-_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
+# What only writing may meet, no fault of neardup's: said in a line, not a traceback (not EIO,
+# which reading an input may meet too, and which would then be misnamed).
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -72,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with contextlib.ExitStack() as args.resources:
             code = int(args.func(args) or 0)
-        sys.stdout.flush()  # what is still buffered fails here, said below, not at exit
+        if sys.stdout is not None:  # None when the command runs with its output closed
+            sys.stdout.flush()  # what is still buffered fails here, said below, not at exit
         return code
     except NeardupError as exc:
         print(f"neardup: error: {exc}", file=sys.stderr)

@@ -167,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
         empty = summary.get("method_stats", {}).get("featureless_documents", 0)
         if empty:
             print(
-                f"neardup: {empty} documents have nothing to compare once normalised (markup or "
+                f"neardup: {empty} documents{' (inputs and reference)' if args.against else ''} "
+                "have nothing to compare once normalised (markup or "
                 "punctuation alone, another script under --cjk-only, words every document "
                 "holds under corpus tf-idf): never duplicates, kept "
                 "(method_stats.featureless_documents in summary.json)",

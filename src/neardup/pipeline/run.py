@@ -572,6 +572,7 @@ def write_kept_records(
     if written != sum(counts):
         raise InputError(
             f"{written:,} kept records were found on reading the inputs again, not "
-            f"{sum(counts):,}: an input changed while the run read it; nothing is published"
+            f"{sum(counts):,}: an input changed while the run read it; the run stops "
+            "unpublished (no summary.json)"
         )
     return kept
