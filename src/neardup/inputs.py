@@ -108,12 +108,9 @@ def spool_stdin(directory: Path) -> Path:
 def read_once(spec: str) -> bool:
     """Whether the input ``spec`` names something that exists but is no regular file or
     directory: a pipe, a FIFO, a device — readable once (``-`` is standard input, apart)."""
-    return (
-        spec != STDIN
-        and os.path.exists(spec)
-        and not os.path.isfile(spec)
-        and not (os.path.isdir(spec))
-    )
+    if spec == STDIN or not os.path.exists(spec):
+        return False
+    return not os.path.isfile(spec) and not os.path.isdir(spec)
 
 
 def spool_file(spec: str, directory: Path, number: int, fmt: str | None) -> Path:

@@ -143,7 +143,7 @@ class NgramMethod:
         sim = np.concatenate([f[2] for f in found]) if found else np.empty(0, np.float32)
         stats = replace(stats, candidates=candidates)
         self.stats = self._stats(len(norm), len(copies), stats, len(left))
-        self.stats["featureless_documents"] = sum(not t for t in norm)  # never copies: said
+        self.stats["featureless_documents"] = norm.count("")  # never copies: said
         verified = PairSet.build(reps[left], reps[right], method="ngram", similarity=sim)
         return PairSet.concat([exact_copy_pairs(first, group, copies), verified])
 
