@@ -501,3 +501,26 @@ def test_options_only_the_batch_command_has_are_refused_with_the_reason(tmp_path
     assert f"{given[0]} is an option of `neardup dedup`, not of spark-dedup" in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize("on_error", ["fail", "skip"])
+def test_an_input_without_records_is_said_not_a_traceback(spark, tmp_path, on_error):
+    """An empty file crashed the job in ``countByKey`` (``Can not reduce() empty RDD``)."""
+    source = tmp_path / "empty.jsonl"
+    source.write_bytes(b"")
+    with pytest.raises(InputError, match="holds no records"):
+        _spark(spark, tmp_path, str(source), on_error=on_error)
+
+
+def test_field_names_no_record_holds_are_refused_under_skip_like_local(
+    spark, tmp_path, corpus_texts, capsys
+):
+    """``--on-error skip`` with a misspelt ``--text-field`` "succeeded" with every record
+    skipped; the local command refuses it (a setting, not bad records), and so does the job."""
+    source = _write_jsonl(tmp_path / "c.jsonl", corpus_texts[:40])
+    args = ["dedup", source, "-o", str(tmp_path / "local"), "--text-field", "body"]
+    assert main([*args, "--on-error", "skip", "--quiet"]) == 2
+    assert "no record holds the fields asked for: all 40 were skipped" in capsys.readouterr().err
+    for options in ({"text_field": "body"}, {"id_field": "ident"}):
+        with pytest.raises(InputError, match=r"record 1: no record holds the fields asked for"):
+            _spark(spark, tmp_path, source, on_error="skip", **options)

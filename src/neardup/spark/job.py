@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Iterator
 from functools import partial
+from operator import add
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from ..methods.simhash import featureless
 from ..normalize import normalize_many
 from ..pairs import method_code
 from ..pipeline.outputs import TABLES_FILE
+from ..pipeline.reading import FIELD_REASONS
 from ..pipeline.summary import ACCOUNTING, run_counts, run_header
 from ..readers import ON_ERROR
 from .auto import auto_edges
@@ -325,11 +327,23 @@ def _read(
     else:
         rows = checked
     rows = rows.persist(disk)
-    counts = dict(rows.map(lambda r: (r[3] if r[1] == SKIP else "", 1)).countByKey())
+    # by reduceByKey, not countByKey, which fails on an input without records (an empty RDD)
+    counts = dict(rows.map(lambda r: (r[3] if r[1] == SKIP else "", 1)).reduceByKey(add).collect())
     records_read = int(sum(counts.values()))
     reasons = {k: int(v) for k, v in sorted(counts.items()) if k}
-    if records_read == 0 and on_error == "fail":
-        raise InputError("the file holds no records", source=input_path)
+    if records_read == 0:
+        rows.unpersist()
+        raise InputError("the input holds no records", source=input_path)
+    if on_error == "skip" and "" not in counts and set(reasons) <= FIELD_REASONS:
+        # the local rule (refuse_fieldless): wrong field names are a setting, not bad records
+        first = rows.takeOrdered(1, key=lambda r: r[0])[0]
+        rows.unpersist()
+        raise InputError(
+            f"no record holds the fields asked for: all {records_read} were skipped, the first "
+            f"with: {first[4]}",
+            source=input_path,
+            record=first[0],
+        )
     if on_error == "fail" and set(reasons) - {"empty_text"}:
         bad = rows.filter(lambda r: r[1] == SKIP and r[3] != "empty_text")
         number, _, _, _, message = bad.takeOrdered(1, key=lambda r: r[0])[0]
