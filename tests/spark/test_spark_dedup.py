@@ -524,3 +524,24 @@ def test_field_names_no_record_holds_are_refused_under_skip_like_local(
     for options in ({"text_field": "body"}, {"id_field": "ident"}):
         with pytest.raises(InputError, match=r"record 1: no record holds the fields asked for"):
             _spark(spark, tmp_path, source, on_error="skip", **options)
+
+
+def test_a_file_named_with_glob_characters_or_a_comma_is_read_as_named(
+    spark, tmp_path, corpus_texts
+):
+    """Hadoop took the input path for a pattern and a list: ``x[1].jsonl`` was read as
+    ``x1.jsonl`` beside it (another file, silently, under a summary naming the first), and
+    ``news,2023.jsonl`` failed as two paths. A file that exists under its name is that file."""
+    (tmp_path / "in").mkdir()
+    named = _write_jsonl(tmp_path / "in" / "x[1].jsonl", corpus_texts[:60])
+    _write_jsonl(tmp_path / "in" / "x1.jsonl", corpus_texts[100:130])  # what the pattern matches
+    local = _local(tmp_path, named)
+    out, summary = _spark(spark, tmp_path, named)
+    assert summary["counts"]["records_read"] == 60
+    _assert_same(local, out)
+    comma = _write_jsonl(tmp_path / "in" / "news,2023.jsonl", corpus_texts[:60])
+    again = tmp_path / "again"
+    again.mkdir()
+    out, summary = _spark(spark, again, comma)
+    assert summary["counts"]["records_read"] == 60
+    _assert_same(local, out)

@@ -10,6 +10,8 @@ reason, through :func:`neardup.readers.check_row`, the function the local reader
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -74,16 +76,28 @@ def _as_tuple(item: Record | Skipped) -> tuple:
     return (item.number, SKIP, item.id, item.reason, item.message)
 
 
+def hadoop_path(path: str) -> str:
+    """``path`` as Hadoop should read it: a local file or folder that exists under this very
+    name is read as named, its glob characters (``[]{}*?\\``) escaped and its commas (which
+    ``textFile`` takes for a list of paths) put in braces — ``x[1].jsonl`` was read as the
+    pattern matching ``x1.jsonl``, silently, and ``news,2023.jsonl`` as two paths; anything
+    else (a pattern, another file system's URL) as given, as the local command does."""
+    local = path[len("file://") :] if path.startswith("file://") else path
+    if "://" in local or not os.path.exists(local):
+        return path
+    return re.sub(r"([\\\[\]{}*?])", r"\\\1", path).replace(",", "{\\,}")
+
+
 def checked_records(
     spark: Any, path: str, *, fmt: str, text_field: str, id_field: str | None
 ) -> Any:
     """RDD of ``(number, kind, id, text_or_reason, message)`` in record order."""
     if fmt == "jsonl":
-        lines = spark.sparkContext.textFile(path, use_unicode=False)
+        lines = spark.sparkContext.textFile(hadoop_path(path), use_unicode=False)
         return lines.zipWithIndex().mapPartitions(lambda it: _check_json(it, text_field, id_field))
     from pyspark.sql import functions as F
 
-    df = spark.read.parquet(path)
+    df = spark.read.parquet(hadoop_path(path))
     missing = [c for c in (text_field, id_field) if c and c not in df.columns]
     if missing:
         from ..errors import InputError
@@ -107,7 +121,7 @@ def indexed_parquet_rows(spark: Any, path: str, *, keep: Any = None) -> Any:
     the 1-based record number) only the rows it keeps."""
     from pyspark.sql import functions as F
 
-    df = spark.read.parquet(path)
+    df = spark.read.parquet(hadoop_path(path))
     ordered = df.select(
         "*", F.col("_metadata.file_path").alias("_f"), F.col("_metadata.row_index").alias("_r")
     ).orderBy("_f", "_r")

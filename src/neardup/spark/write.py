@@ -17,7 +17,7 @@ from ..arrays import unique_sorted
 from ..errors import ConfigError, InputError
 from ..pipeline.outputs import is_run_summary
 from .batches import Batch, cogroup, size, targets
-from .read import SKIP, indexed_parquet_rows
+from .read import SKIP, hadoop_path, indexed_parquet_rows
 
 _NO_ROWS: Batch = {
     "id": np.empty(0, object),
@@ -209,7 +209,7 @@ def write_outputs(
         kept = indexed_parquet_rows(spark, input_path, keep=lambda n: _is_kept(bits.value, n))
         kept.write.mode("overwrite").parquet(out + "/kept")
     else:
-        lines = sc.textFile(input_path, use_unicode=False).zipWithIndex()
+        lines = sc.textFile(hadoop_path(input_path), use_unicode=False).zipWithIndex()
         kept_lines = lines.filter(lambda x: _is_kept(bits.value, x[1] + 1)).map(lambda x: x[0])
         gzip = input_path.lower().endswith(".gz")  # kept as the input is: compressed or not
         codec = "org.apache.hadoop.io.compress.GzipCodec" if gzip else None
@@ -334,7 +334,7 @@ def _fs(spark: Any, path: str):
 
 def input_exists(spark: Any, path: str) -> bool:
     """Whether ``path`` (a file, directory or glob on any Hadoop file system) matches anything."""
-    fs, hpath = _fs(spark, path)
+    fs, hpath = _fs(spark, hadoop_path(path))
     matches = fs.globStatus(hpath)
     return matches is not None and len(matches) > 0
 
