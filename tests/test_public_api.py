@@ -110,13 +110,16 @@ def test_texts_of_the_wrong_shape_or_kind_are_input_errors():
     for blank in (["a text", ""], ["a text", " \n\t"]):  # auto grouped two as exact copies,
         with pytest.raises(InputError, match=r"texts\[1\] is empty"):  # simhash kept them
             dedup_texts(blank)
-    for lengths in ("ab", ["x", "y"], [[1], [2]], [2, float("nan")], [2, 2**70]):
+    for lengths in ("ab", ["x", "y"], [[1], [2]], [2, float("nan")], [2, 2**70], [-1, 2]):
         with pytest.raises(ConfigError, match="keep='longest' needs"):  # int()'s ValueError,
             dedup_texts(["ab", "abc"], keep="longest", lengths=lengths)  # a NaN taken as longest
     longest = dedup_texts(["ab", "ab!"], keep="longest", lengths=np.array([2.0, 3.0]))
     assert longest.clusters.representative.tolist() == [1, 1]
     empty = dedup_texts([], keep="longest", clusters="components")
     assert len(empty.clusters.cluster_id) == 0
+    for tables in (5, {"values": []}):  # an AttributeError deep in the method before
+        with pytest.raises(ConfigError, match="is not a table of common grams"):
+            dedup_texts(texts, tables=tables)
 
 
 def test_hamming_distance_reads_signed_fingerprints_as_their_bits():

@@ -186,9 +186,14 @@ def text_lengths(lengths: Any, n: int) -> np.ndarray:
     whole = raw.dtype.kind in "iu" or (
         raw.dtype.kind == "f" and bool(np.isfinite(raw).all()) and bool((raw == raw.round()).all())
     )
-    if raw.shape != (n,) or not whole or (n and raw.max() > np.iinfo(np.int64).max):
+    if (
+        raw.shape != (n,)
+        or not whole
+        or (n and (raw.max() > np.iinfo(np.int64).max or raw.min() < 0))
+    ):
         raise ConfigError(
-            f"keep='longest' needs one integer length per document, not {type(lengths).__name__}"
+            f"keep='longest' needs one non-negative integer length per document, not "
+            f"{type(lengths).__name__}"
             f" {str(lengths)[:40]!r}"
         )
     return raw.astype(np.int64)

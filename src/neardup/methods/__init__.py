@@ -106,6 +106,13 @@ def create(name: str, *, tables: Any = None, **options: Any) -> Method:
 
         tables = CommonGrams.load(tables)
     if tables is not None:
+        from .commongrams import CommonGrams
+
+        if not isinstance(tables, CommonGrams):
+            raise ConfigError(
+                f"tables={tables!r:.40} is not a table of common grams: give the path of the "
+                "common_grams.npz a run wrote, or CommonGrams.load(path)"
+            )
         if name not in TABLE_METHODS:
             raise ConfigError(f"method {name!r} takes no fitted tables")
         return cls(config, tables=tables)
