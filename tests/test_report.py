@@ -187,6 +187,12 @@ def test_report_command_rebuilds_the_page_and_explains_missing_files(sample_run,
     assert main(["report", str(sample_run), "--quiet"]) == 0
     assert (sample_run / "report.html").read_text(encoding="utf-8") == page
     assert main(["report", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere: no such directory" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    assert main(["report", str(tmp_path / "file")]) == 2
+    assert "file: is not a directory" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["report", str(tmp_path / "empty")]) == 2
     assert "no summary.json" in capsys.readouterr().err
     old = tmp_path / "old"
     old.mkdir()
@@ -227,14 +233,38 @@ def test_damaged_run_files_are_errors_naming_them(
 ):
     damaged = tmp_path / "damaged"
     shutil.copytree(sample_run, damaged)
-    if content is None:  # a field of the wrong kind
+    if content is None:  # a field of the wrong kind, in a run whose summary lists no files
         data = json.loads((damaged / name).read_text())
         data["random_removed"] = "x"
         content = json.dumps(data)
+        summary = json.loads((damaged / "summary.json").read_text())
+        del summary["files"]
+        (damaged / "summary.json").write_text(json.dumps(summary))
     (damaged / name).write_text(content)
     assert main(["report", str(damaged), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_files_of_two_runs_are_not_mixed_into_one_page(sample_run, tmp_path, capsys):
+    """A report_data.json copied in from another run gave a page with one run's counts beside
+    the other's sample and plots (exit 0); a summary without its counts, a page of zeros."""
+    other = tmp_path / "other"
+    args = ["dedup", str(SAMPLE), "--id-field", "id", "-o", str(other), "--quiet"]
+    assert main([*args, "--method", "simhash"]) == 0
+    mixed = tmp_path / "mixed"
+    shutil.copytree(sample_run, mixed)
+    shutil.copy(other / "report_data.json", mixed / "report_data.json")
+    assert main(["report", str(mixed), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "report_data.json is not the file this run wrote" in err and "Traceback" not in err
+    shutil.copy(sample_run / "report_data.json", mixed / "report_data.json")
+    assert main(["report", str(mixed), "--quiet"]) == 0  # its own file again
+    summary = json.loads((mixed / "summary.json").read_text())
+    del summary["counts"]
+    (mixed / "summary.json").write_text(json.dumps(summary))
+    assert main(["report", str(mixed), "--quiet"]) == 2
+    assert "summary.json holds no counts" in capsys.readouterr().err
 
 
 def test_a_run_without_report_removes_the_old_page(tmp_path):

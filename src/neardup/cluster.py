@@ -32,7 +32,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, InputError
 
 KEEP_RULES = ("first", "longest", "container")
 #: ``container`` follows containment evidence of one local run: not on Spark, not online.
@@ -126,10 +126,7 @@ def greedy_representatives(
     >>> rep.tolist()   # 2 matches only 1, which is a duplicate: no chaining
     [0, 0, 2]
     """
-    left = np.ascontiguousarray(left, np.int64)
-    right = np.ascontiguousarray(right, np.int64)
-    if len(left) and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= n):
-        raise ValueError(f"pair positions must lie in [0, {n})")
+    left, right = pair_positions(n, left, right)
     unit = np.arange(n, dtype=np.int64) if unit is None else np.asarray(unit, np.int64)
     order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, np.int64)
     rank = np.empty(n, np.int64)
@@ -254,16 +251,34 @@ class Clusters:
         return [g.tolist() for g in np.split(order, cuts) if len(g) > 1]
 
 
+def pair_positions(n: int, left: Any, right: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``left``/``right`` as int64 arrays of positions in ``[0, n)``, one pair per element; an
+    :class:`InputError` otherwise (0.5 was read as 0, "a" gave NumPy's message)."""
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise InputError(f"n is the number of documents, an integer >= 0, not {n!r}"[:120])
+    out = []
+    for name, values in (("left", left), ("right", right)):
+        array = np.asarray(values)
+        if array.ndim != 1 or not (
+            array.dtype.kind in "iu" or (not len(array) and array.dtype.kind == "f")
+        ):
+            raise InputError(
+                f"{name} must be a 1-D sequence of integer positions, not {array.ndim}-D {array.dtype}"
+            )
+        out.append(np.ascontiguousarray(array, np.int64))
+    left, right = out
+    if len(left) != len(right):
+        raise InputError(
+            f"left and right must have the same length, not {len(left)} and {len(right)}"
+        )
+    if len(left) and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= n):
+        raise InputError(f"pair positions must lie in [0, {n})")
+    return left, right
+
+
 def connected_roots(n: int, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """For each of ``n`` positions, the smallest position of its connected component."""
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    left = np.ascontiguousarray(left, dtype=np.int64)
-    right = np.ascontiguousarray(right, dtype=np.int64)
-    if len(left) != len(right):
-        raise ValueError("left and right must have the same length")
-    if len(left) and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= n):
-        raise ValueError(f"pair positions must lie in [0, {n})")
+    left, right = pair_positions(n, left, right)
     parent = np.arange(n, dtype=np.int64)
     _union_all(parent, left, right)
     return _roots(parent)

@@ -40,7 +40,7 @@ class _Config:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NormalizeConfig(_Config):
     """How text is normalised before features are taken (see :mod:`neardup.normalize`)."""
 
@@ -55,7 +55,7 @@ class NormalizeConfig(_Config):
                 raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FingerprintConfig(_Config):
     """What a 64-bit SimHash fingerprint is made of.
 
@@ -96,7 +96,7 @@ class FingerprintConfig(_Config):
         return FINGERPRINT_VERSION
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class HammingConfig(_Config):
     """Hamming search parameters: ``max_distance`` (k) and the permuted-table layout.
 

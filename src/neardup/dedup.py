@@ -182,6 +182,25 @@ def containers(method_name: str, pairs: PairSet) -> tuple[np.ndarray, np.ndarray
     return np.asarray(outer, np.int64), np.asarray(inner, np.int64)
 
 
+def check_cluster_rule(method_name: str, *, clusters: str, keep: str) -> None:
+    """Refuse a cluster rule that would remove what the method's pairs do not say is copied:
+    connected components of the paragraph method's containment pairs (a digest of three
+    stories would remove all three), or ``keep="container"`` outside the greedy rule."""
+    if clusters != "components":
+        return
+    if method_name == "paragraph":
+        raise ConfigError(
+            "the paragraph method's pairs are containment relations, not an equivalence: "
+            "connected components would merge the stories a digest contains and remove "
+            "them all (clusters='components'); use the greedy rule (--clusters greedy)"
+        )
+    if keep == "container":
+        raise ConfigError(
+            "keep='container' orders the greedy rule; with clusters='components' use "
+            "keep='first' or 'longest'"
+        )
+
+
 def cluster_result(
     method_name: str,
     pairs: PairSet,
@@ -202,12 +221,8 @@ def cluster_result(
             f"clusters={clusters!r} is not supported; choose one of {', '.join(CLUSTER_RULES)}"
         )
     default = method_name if method_name in METHODS else "exact"
+    check_cluster_rule(method_name, clusters=clusters, keep=keep)
     if clusters == "components":
-        if keep == "container":
-            raise ConfigError(
-                "keep='container' orders the greedy rule; with clusters='components' use "
-                "keep='first' or 'longest'"
-            )
         found = cluster_pairs(n, pairs.left, pairs.right, keep=keep, lengths=lengths)
         dist, sim, code = evidence_to_representative(
             pairs, found, default_method=default, fingerprints=fingerprints

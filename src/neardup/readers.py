@@ -48,6 +48,17 @@ _SUFFIX_FORMAT = {
     ".text": "text",
 }
 _COMPRESSIONS = (".gz", ".zst")
+
+
+def named_formats(formats: tuple[str, ...]) -> str:
+    """How files of ``formats`` are named, for messages: ``jsonl (.jsonl, .json, .ndjson), csv
+    (.csv), optionally .gz or .zst``."""
+    named = (
+        f"{fmt} ({', '.join(k for k, v in _SUFFIX_FORMAT.items() if v == fmt)})" for fmt in formats
+    )
+    return f"{', '.join(named)}, optionally {' or '.join(_COMPRESSIONS)}"
+
+
 SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or lone surrogates
 # reasons of a Skipped entry standing for a lost tail
 LOST_TAIL = ("truncated", "corrupt_stream", "unclosed_quote")

@@ -1,5 +1,6 @@
 """`neardup eval` end to end: numbers against an independent count, errors, the page in Chromium."""
 
+import gzip
 import itertools
 import json
 import time
@@ -306,6 +307,27 @@ def test_cluster_labels_are_read_like_ids(tmp_path):
     assert entry["gold_clusters"] == 2 and entry["scores"]["gold_pairs"] == 3
 
 
+def test_labels_in_csv_cells_read_as_their_json_values(tmp_path, capsys):
+    """A CSV cluster cell "1.0" was another cluster than "1", and empty cells made one cluster
+    of every unlabelled document; pair labels "1.0" and "true" were refused."""
+    rows = [("a", BASE[0], "1"), ("b", BASE[0] + "。", "1.0"), ("c", BASE[1], " 2 ")]
+    data = tmp_path / "corpus.csv"
+    data.write_text("id,text,cluster\n" + "".join(f"{i},{t},{c}\n" for i, t, c in rows))
+    out = tmp_path / "r"
+    assert main(["eval", str(data), "--method", "ngram", "-o", str(out), "--quiet"]) == 0
+    entry = json.loads((out / "report.json").read_text())["results"]["ngram"]
+    assert entry["gold_clusters"] == 2 and entry["scores"]["gold_pairs"] == 1
+    data.write_text("id,text,cluster\na,x,1\nb,y,\nc,z,\n")
+    assert main(["eval", str(data), "--method", "ngram", "-o", str(tmp_path / "e")]) == 2
+    assert "record 2: cluster '' is not a label" in capsys.readouterr().err
+    pairs = tmp_path / "pairs.csv"
+    cells = ["1.0", "true", "True", "0.0", "false", "1", "0"]
+    pairs.write_text("text1,text2,label\n" + "".join(f"{BASE[0]},{BASE[0]}。,{c}\n" for c in cells))
+    out = tmp_path / "p"
+    assert main(["eval", str(pairs), "--method", "ngram", "-o", str(out), "--quiet"]) == 0
+    assert json.loads((out / "report.json").read_text())["positives"] == 4
+
+
 def test_options_that_would_do_nothing_are_said(tmp_path, capsys):
     """An empty --methods ran the default silently; --sweep on a clustered corpus was ignored
     silently; an unknown --option was named as a flag the user never gave."""
@@ -577,4 +599,14 @@ def test_a_file_of_unknown_format_is_named_without_an_option_eval_lacks(tmp_path
         assert main(["eval", *args, "-o", str(tmp_path / "r"), "--quiet"]) == 2
         err = capsys.readouterr().err
         assert "cannot tell the format" in err and "--format" not in err
-        assert "JSON Lines (.jsonl, .json, .ndjson), CSV (.csv) or TSV (.tsv)" in err
+        for fmt, suffixes in (
+            ("jsonl", ".jsonl, .json, .ndjson"),
+            ("csv", ".csv"),
+            ("tsv", ".tsv"),
+        ):
+            assert f"{fmt} ({suffixes})" in err
+        assert "optionally .gz or .zst" in err
+    row = orjson.dumps({"text1": BASE[0], "text2": BASE[0] + "！", "label": 1}) + b"\n"
+    for name, content in (("p.json", row), ("p.ndjson.gz", gzip.compress(row)), ("P.JSONL", row)):
+        (tmp_path / name).write_bytes(content)  # each name the message offers is read
+        assert main(["eval", str(tmp_path / name), "-o", str(tmp_path / "r2"), "--quiet"]) == 0

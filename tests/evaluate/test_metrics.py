@@ -38,6 +38,13 @@ def test_empty_set_conventions():
     assert s.precision == 0.0 and s.recall == 1.0 and s.f1 == 0.0  # no gold duplicates
     s = pair_scores(none, none)
     assert (s.precision, s.recall, s.f1, s.accuracy) == (1.0, 1.0, 1.0, 1.0)
+    for labels in ([True, True], [False, False], []):  # no pair has a score: none predicted
+        best = threshold_sweep(
+            np.full(len(labels), np.nan), np.array(labels, bool), higher_is_closer=True
+        ).best()
+        want = brute_prf([False] * len(labels), labels)
+        assert best["threshold"] is None
+        assert (best["precision"], best["recall"], best["f1"]) == pytest.approx(want)
     c = cluster_scores(np.arange(5), np.arange(5))  # all singletons on both sides
     assert (c.precision, c.recall, c.adjusted_rand_index) == (1.0, 1.0, 1.0)
     assert c.removed == 0 and c.removed_correctly_share == 1.0

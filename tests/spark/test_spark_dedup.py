@@ -491,7 +491,9 @@ def test_a_spark_that_cannot_start_is_an_error_naming_the_settings(tmp_path):
     assert "Traceback" not in run.stderr
 
 
-@pytest.mark.parametrize("given", [["--pairs"], ["--report"], ["--clusters", "components"]])
+@pytest.mark.parametrize(
+    "given", [["--pairs"], ["--report"], ["--clusters", "components"], ["--partial"]]
+)
 def test_options_only_the_batch_command_has_are_refused_with_the_reason(tmp_path, capsys, given):
     """They were "unrecognized arguments" under the top-level usage; now the reason, before a
     session starts."""
@@ -545,3 +547,15 @@ def test_a_file_named_with_glob_characters_or_a_comma_is_read_as_named(
     out, summary = _spark(spark, again, comma)
     assert summary["counts"]["records_read"] == 60
     _assert_same(local, out)
+
+
+def test_help_offers_only_what_the_spark_job_does(capsys):
+    """--partial and --idf corpus were in spark-dedup --help, and the job refused both."""
+    with pytest.raises(SystemExit):
+        main(["spark-dedup", "--help"])
+    spark_help = " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit):
+        main(["dedup", "--help"])
+    dedup_help = " ".join(capsys.readouterr().out.split())
+    assert "--partial" in dedup_help and "corpus (fitted on the input)" in dedup_help
+    assert "--partial" not in spark_help and "corpus" not in spark_help.split("--idf IDF")[-1]

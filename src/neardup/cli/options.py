@@ -27,7 +27,9 @@ _FLAG_FIELDS = {
 }
 
 
-def add_method_options(parser: argparse.ArgumentParser) -> None:
+def add_method_options(parser: argparse.ArgumentParser, *, batch: bool = True) -> None:
+    """The method options; ``batch`` off (spark-dedup) leaves out ``--partial`` and does not
+    offer ``--idf corpus``, which only a local run has."""
     g = parser.add_argument_group("method options (each applies to the methods that have it)")
     g.add_argument(
         "--method",
@@ -41,14 +43,8 @@ def add_method_options(parser: argparse.ArgumentParser) -> None:
         choices=("copy", "text"),
         help="auto: 'copy' (is B a copy of A; default) or 'text' (do A and B share text)",
     )
-    g.add_argument(
-        "--partial",
-        action="store_const",
-        const=True,
-        help="auto: also report partial duplicates of long documents — paragraphs shared, "
-        "whole texts not copies — as the paragraph method finds them (pairs.csv rows with "
-        "duplicate=false, so it implies --pairs; never removed; batch runs only)",
-    )
+    if batch:
+        _add_partial(g)
     g.add_argument("--max-distance", type=int, help="largest Hamming distance of a duplicate (k)")
     g.add_argument(
         "--blocks", type=int, help="permuted-table blocks (> max distance; default: auto)"
@@ -56,7 +52,12 @@ def add_method_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ngram", type=int, help="n of character n-grams / word shingles")
     g.add_argument("--features", choices=FEATURE_KINDS, help="SimHash features")
     g.add_argument("--weights", choices=WEIGHT_KINDS, help="feature weights")
-    g.add_argument("--idf", help="IDF table for tfidf: default (jieba), corpus, or a file")
+    g.add_argument(
+        "--idf",
+        help="IDF table for tfidf: "
+        + ("default (jieba), corpus (fitted on the input) " if batch else "default (jieba) ")
+        + "or a file",
+    )
     g.add_argument("--verify", choices=("jaccard", "edit"), help="verify candidate pairs exactly")
     g.add_argument(
         "--threshold",
@@ -78,6 +79,17 @@ def add_method_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=VALUE",
         help="any other option of the method's config (repeatable)",
+    )
+
+
+def _add_partial(g: argparse._ArgumentGroup) -> None:
+    g.add_argument(
+        "--partial",
+        action="store_const",
+        const=True,
+        help="auto: also report partial duplicates of long documents — paragraphs shared, "
+        "whole texts not copies — as the paragraph method finds them (pairs.csv rows with "
+        "duplicate=false, so it implies --pairs; never removed; batch runs only)",
     )
 
 

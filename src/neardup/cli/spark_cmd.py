@@ -53,13 +53,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "local file) instead of fitting one on the input",
     )
     p.add_argument("--quiet", action="store_true", help="no stage messages")
-    add_method_options(p)
+    add_method_options(p, batch=False)
     p.set_defaults(method=SPARK_DEFAULT_METHOD, explain_unknown=batch_only)
     p.set_defaults(func=run)
 
 
 # options of `neardup dedup` that the Spark job does not have
-BATCH_ONLY = ("--pairs", "--report", "--clusters", "--against", "--kept", "--workers")
+BATCH_ONLY = (
+    "--pairs",
+    "--report",
+    "--clusters",
+    "--against",
+    "--kept",
+    "--workers",
+    "--partial",
+)
 
 
 def batch_only(unknown: list[str]) -> str | None:
@@ -98,8 +106,6 @@ def run(args: argparse.Namespace) -> int:
             "use `neardup dedup` for it"
         )
 
-    if getattr(args, "partial", None):
-        raise ConfigError("--partial is a batch option of `neardup dedup`, not of spark-dedup")
     local_out = args.output.removeprefix("file://")
     if "://" not in local_out and os.path.exists(local_out) and not os.path.isdir(local_out):
         raise ConfigError(f"{args.output} exists and is not a directory")  # before the job runs

@@ -42,11 +42,13 @@ from ..readers import (
     check_input,
     escape_undecodable,
     exact_integers,
+    named_formats,
     read_id,
     split_suffix,
 )
 
 KINDS = ("pairs", "clusters")
+EVAL_FORMATS = ("jsonl", "csv", "tsv")  # formats of labelled evaluation data
 
 
 @dataclass
@@ -106,11 +108,10 @@ def _rows(
         fmt, _ = split_suffix(path)
     except ConfigError:  # its message offers --format, which eval does not take
         raise ConfigError(
-            f"cannot tell the format of {str(path)!r} from its name: evaluation data is JSON "
-            "Lines (.jsonl, .json, .ndjson), CSV (.csv) or TSV (.tsv), optionally .gz or .zst; "
-            "name the file so"
+            f"cannot tell the format of {str(path)!r} from its name: evaluation data is "
+            f"{named_formats(EVAL_FORMATS)}; name the file so"
         ) from None
-    if fmt not in ("jsonl", "csv", "tsv"):
+    if fmt not in EVAL_FORMATS:
         raise ConfigError(f"{path}: evaluation data must be JSON Lines, CSV or TSV, not {fmt}")
     reader = _RowReader(path, fmt=fmt, on_error="fail" if bad is None else bad.on_error)
     for item in reader:
@@ -207,8 +208,10 @@ def _label(value: Any) -> bool | None:
         return bool(value)
     if isinstance(value, float) and value in (0.0, 1.0):
         return bool(value)
-    if isinstance(value, str) and value.strip() in ("0", "1"):
-        return value.strip() == "1"
+    if isinstance(value, str):  # a CSV or TSV cell reads as the JSON value would
+        cell = value.strip().lower()
+        if cell in ("0", "1", "0.0", "1.0", "false", "true"):
+            return cell in ("1", "1.0", "true")
     return None
 
 
@@ -218,6 +221,15 @@ def _cluster_label(value: Any) -> str | None:
     is no label (null, true/false, a list or an object)."""
     if value is None or isinstance(value, (bool, dict, list)):
         return None
+    if isinstance(value, str):  # a CSV or TSV cell: an empty one is no label, "1.0" is 1
+        value = value.strip()
+        if not value:
+            return None
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return str(int(number)) if number.is_integer() and "e" not in value.lower() else value
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return str(value)

@@ -67,11 +67,12 @@ class Sweep:
     precision: np.ndarray
     recall: np.ndarray
     f1: np.ndarray
+    positives: int = 0  # pairs labelled duplicate (what recall counts when nothing is predicted)
 
     def best(self) -> dict:
         """The best-F1 point (ties: the strictest threshold)."""
-        if not len(self.thresholds):
-            return {"threshold": None, "precision": 1.0, "recall": 1.0, "f1": 0.0}
+        if not len(self.thresholds):  # no pair has a score: nothing is predicted duplicate
+            return {"threshold": None, **none_predicted(self.positives)}
         i = int(np.argmax(self.f1))
         return {
             "threshold": float(self.thresholds[i]),
@@ -108,7 +109,7 @@ def threshold_sweep(scores: np.ndarray, labels: np.ndarray, *, higher_is_closer:
         recall = tp / total if total else np.ones(len(tp))
         f1 = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0)
     thresholds = c[last] if higher_is_closer else -c[last]
-    return Sweep(thresholds, precision, recall, f1)
+    return Sweep(thresholds, precision, recall, f1, total)
 
 
 def none_predicted(positives: int) -> dict[str, float]:

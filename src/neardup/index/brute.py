@@ -6,6 +6,9 @@ from collections.abc import Hashable, Iterable
 
 import numpy as np
 
+from ..errors import InputError
+from .permuted import fingerprint_array, fingerprint_value
+
 
 def _popcount(x: np.ndarray) -> np.ndarray:
     return np.bitwise_count(x).astype(np.int16)
@@ -45,14 +48,18 @@ class BruteForceIndex:
 
     def add(self, doc_id: Hashable, fingerprint: int) -> None:
         if doc_id in self._ids:
-            raise ValueError(f"document id {doc_id!r} is already in the index; remove it first")
-        self._ids[doc_id] = int(fingerprint)
+            raise InputError(f"document id {doc_id!r} is already in the index; remove it first")
+        self._ids[doc_id] = int(fingerprint_value(fingerprint))
         self._order[doc_id] = self._counter
         self._counter += 1
 
     def add_many(self, ids: Iterable[Hashable], fingerprints: Iterable[int]) -> None:
-        for doc_id, fp in zip(ids, fingerprints, strict=True):
-            self.add(doc_id, int(fp))
+        ids = list(ids)
+        fps = fingerprint_array(fingerprints)
+        if len(ids) != len(fps):
+            raise InputError(f"{len(ids)} ids but {len(fps)} fingerprints")
+        for doc_id, fp in zip(ids, fps.tolist(), strict=True):
+            self.add(doc_id, fp)
 
     def remove(self, doc_id: Hashable) -> bool:
         self._order.pop(doc_id, None)
@@ -62,7 +69,7 @@ class BruteForceIndex:
         return self._ids[doc_id]
 
     def query(self, fingerprint: int) -> list[tuple[Hashable, int]]:
-        q = int(fingerprint)
+        q = int(fingerprint_value(fingerprint))
         hits = [
             (doc_id, (fp ^ q).bit_count())
             for doc_id, fp in self._ids.items()
@@ -71,7 +78,7 @@ class BruteForceIndex:
         return sorted(hits, key=lambda h: (h[1], self._order[h[0]]))
 
     def query_many(self, fingerprints: Iterable[int]) -> list[list[tuple[Hashable, int]]]:
-        return [self.query(int(fp)) for fp in fingerprints]
+        return [self.query(fp) for fp in fingerprint_array(fingerprints).tolist()]
 
     def pairs(self) -> list[tuple[Hashable, Hashable, int]]:
         items = list(self._ids.items())

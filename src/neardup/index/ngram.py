@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _kernels, _pairkernels, twins
 from ..compiling import small
+from ..errors import InputError
 from ..features import char_ngrams
 from ..normalize import encode_texts
 from ..parallel import map_ranges, per_worker
@@ -256,7 +257,7 @@ class NgramIndex:
 
     def add(self, doc_id: Hashable, text: str) -> None:
         if doc_id in self._keys:
-            raise ValueError(f"document id {doc_id!r} is already in the index; remove it first")
+            raise InputError(f"document id {doc_id!r} is already in the index; remove it first")
         keys = self.keys_of(text)
         self._keys[doc_id] = keys
         for k in keys:

@@ -247,13 +247,13 @@ class PermutedIndex:
 
     def add_many(self, ids: Sequence[Hashable] | Iterable[Hashable], fingerprints) -> None:
         ids = list(ids)
-        fps = np.asarray(fingerprints, dtype=np.uint64).ravel()
+        fps = fingerprint_array(fingerprints)  # 3.5 or -5 refused, not cast to 3 or 2**64 - 5
         if len(ids) != len(fps):
-            raise ValueError(f"{len(ids)} ids but {len(fps)} fingerprints")
+            raise InputError(f"{len(ids)} ids but {len(fps)} fingerprints")
         seen = set()
         for doc_id in ids:
             if doc_id in self._pos or doc_id in seen:
-                raise ValueError(f"document id {doc_id!r} is already in the index; remove it first")
+                raise InputError(f"document id {doc_id!r} is already in the index; remove it first")
             seen.add(doc_id)
         start = len(self._ids)
         need = start + len(ids)

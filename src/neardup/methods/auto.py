@@ -110,7 +110,7 @@ def docs_chunk(texts: Sequence[str]) -> int:
     return int(min(4 * DOCS_CHUNK, max(DOCS_CHUNK, CHUNK_CODE_POINTS // mean)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AutoConfig:
     """Options of the ``auto`` method (see the module docstring)."""
 

@@ -29,7 +29,7 @@ from .base import exact_copy_pairs, identical_groups
 VERIFY_CHUNK = 2_000_000  # candidate pairs measured per call (bounded memory)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NgramConfig:
     """Options of the ``ngram`` method.
 

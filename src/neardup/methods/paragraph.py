@@ -79,7 +79,7 @@ TOPIC_EXACT_KEY = "normalised paragraphs"  # the topic evidence's exact-copy key
 ROW_MASK = np.int64(0xFFFFFFFF)  # the paragraph row of a ``k << 32 | row`` key
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ParagraphConfig:
     """Options of the ``paragraph`` method (see the module docstring)."""
 

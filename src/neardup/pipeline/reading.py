@@ -110,11 +110,18 @@ def refuse_fieldless(inputs: Inputs, skipped: list[Item]) -> None:
     if not skipped or any(entry.item.reason not in FIELD_REASONS for entry in skipped):
         return
     first = skipped[0]
-    raise InputError(
-        f"no record holds the fields asked for: all {len(skipped)} were skipped, the first "
-        f"with: {first.item.message}",
-        source=inputs.readers[first.source].source,
-        record=first.item.number,
+    raise fieldless_error(
+        len(skipped), first.item.message, inputs.readers[first.source].source, first.item.number
+    )
+
+
+def fieldless_error(skipped: int, first: str, source: str, record: int) -> InputError:
+    """The error of a run whose every record lacked a field asked for (local and Spark)."""
+    return InputError(
+        f"no record holds the fields asked for: all {skipped} were skipped, the first with: "
+        f"{first}",
+        source=source,
+        record=record,
     )
 
 

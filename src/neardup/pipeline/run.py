@@ -25,7 +25,7 @@ import orjson
 
 from ..against import against_result
 from ..cluster import CLUSTER_RULES, KEEP_RULES
-from ..dedup import DedupResult, cluster_result, dedup_with
+from ..dedup import DedupResult, check_cluster_rule, cluster_result, dedup_with
 from ..errors import ConfigError, InputError, OutputError
 from ..inputs import STDIN, Inputs, read_once
 from ..kept import KEPT_DIR, lines_of, per_input_name, single_name, write_jsonl, write_single
@@ -74,7 +74,7 @@ OUTPUT_FILES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DedupOptions:
     """What one run needs; the fields are the ``neardup dedup`` options of the same names."""
 
@@ -128,6 +128,7 @@ class DedupOptions:
             raise ConfigError(
                 f"format={self.format!r} is not supported; choose one of {', '.join(FORMATS)}"
             )
+        check_cluster_rule(self.method, clusters=self.clusters, keep=self.keep)
         if not self.input:
             raise ConfigError("no input given: name at least one file, directory or pattern")
         if self.options.get("partial") is True and not self.pairs:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import html
 import json
 import os
@@ -47,6 +48,9 @@ document.getElementById('status').textContent =
 def load_run(outdir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The summary and report data of a dedup output directory (clear errors otherwise)."""
     summary_path, data_path = outdir / "summary.json", outdir / DATA
+    if not outdir.is_dir():
+        what = "is not a directory" if outdir.exists() else "no such directory"
+        raise InputError(f"{what}: name a `neardup dedup` output directory", source=str(outdir))
     if not summary_path.is_file():
         raise InputError(
             "no summary.json: not a complete `neardup dedup` output directory", source=str(outdir)
@@ -66,6 +70,7 @@ def load_run(outdir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             source=str(outdir),
         )
     summary, data = _read_object(summary_path), _read_object(data_path)
+    _check_same_run(summary, data_path, outdir)
     if data.get("version") != DATA_VERSION:
         raise InputError(
             f"{DATA} has version {data.get('version')!r}, this neardup reads {DATA_VERSION!r}; "
@@ -73,6 +78,30 @@ def load_run(outdir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             source=str(outdir),
         )
     return summary, data
+
+
+def _check_same_run(summary: dict[str, Any], data_path: Path, outdir: Path) -> None:
+    """``report_data.json`` is the one the summary's run wrote (its manifest's size and
+    SHA-256), and the summary holds the run's counts: a file copied in from another run made a
+    page mixing two runs' numbers, a summary without counts one of zeros."""
+    if not isinstance(summary.get("counts"), dict):
+        raise InputError(
+            "summary.json holds no counts: not a complete `neardup dedup` summary; run "
+            "`neardup dedup` again",
+            source=str(outdir),
+        )
+    files = summary.get("files")
+    entry = files.get(DATA) if isinstance(files, dict) else None
+    if not isinstance(entry, dict) or "sha256" not in entry:
+        return  # a summary without a manifest (spark-dedup, older runs): nothing to check
+    digest = hashlib.sha256(data_path.read_bytes()).hexdigest()
+    if digest != entry["sha256"]:
+        raise InputError(
+            f"{DATA} is not the file this run wrote (its SHA-256 differs from the one "
+            "summary.json lists): it comes from another run or was changed; run "
+            "`neardup dedup` again",
+            source=str(outdir),
+        )
 
 
 def _read_object(path: Path) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from ..methods.simhash import featureless
 from ..normalize import normalize_many
 from ..pairs import method_code
 from ..pipeline.outputs import TABLES_FILE
-from ..pipeline.reading import FIELD_REASONS
+from ..pipeline.reading import FIELD_REASONS, fieldless_error
 from ..pipeline.summary import ACCOUNTING, run_counts, run_header
 from ..readers import ON_ERROR
 from .auto import auto_edges
@@ -338,12 +338,7 @@ def _read(
         # the local rule (refuse_fieldless): wrong field names are a setting, not bad records
         first = rows.takeOrdered(1, key=lambda r: r[0])[0]
         rows.unpersist()
-        raise InputError(
-            f"no record holds the fields asked for: all {records_read} were skipped, the first "
-            f"with: {first[4]}",
-            source=input_path,
-            record=first[0],
-        )
+        raise fieldless_error(records_read, first[4], input_path, first[0])
     if on_error == "fail" and set(reasons) - {"empty_text"}:
         bad = rows.filter(lambda r: r[1] == SKIP and r[3] != "empty_text")
         number, _, _, _, message = bad.takeOrdered(1, key=lambda r: r[0])[0]
