@@ -688,6 +688,22 @@ def test_paragraph_containment_and_evidence():
     assert not create("paragraph", min_shared_chars=200).compare(a, b)["duplicate"]
 
 
+@pytest.mark.parametrize("newline", ["\r", "\u2029", "\u2028", "\x0c", "\r\n", "\n\n"])
+def test_paragraphs_are_split_at_every_line_break(newline):
+    """A text saved with carriage returns or U+2029 between its paragraphs had one paragraph,
+    sharing nothing with the same text written with line feeds (not even a partial duplicate)."""
+    from neardup import dedup_texts
+    from neardup.features import paragraphs
+
+    story = "\n".join(PARA)
+    other = story.replace("\n", newline)
+    assert paragraphs(other) == paragraphs(story) == PARA
+    verdict = create("paragraph").compare(story, other)
+    assert verdict["duplicate"] and verdict["containment"] == "mutual"
+    rep = dedup_texts([story, other], method="paragraph").clusters.representative.tolist()
+    assert rep == [0, 0]
+
+
 # two years' sessions of one template: the frame paragraph word for word, the lead restated
 SESSION_FRAME = (
     "会议听取了大会秘书处关于政府工作报告、全国人大常委会工作报告、最高人民法院工作报告、"
@@ -2176,8 +2192,9 @@ def test_copy_rule_another_subject_at_the_start_of_a_short_alphabetic_text():
 
 
 def test_copy_rule_one_replaced_token_takes_the_common_pairs():
-    """The compiled test takes the pairs it can decide: a counter changed at the end, a typo,
-    a changed year; and leaves pairs whose replaced token repeats beside it to the alignment."""
+    """The compiled test takes the pairs it can decide: a typo, a changed year; and leaves to
+    the alignment pairs whose replaced token repeats beside it, and a figure changed at an end
+    (a cut, a repost's counter or a changed value: read in Python, ``_end_mark``)."""
     from neardup._tokenkernels import one_replaced
     from neardup.copyrule import token_codes
     from neardup.copyrule.align import _MAY_MOVE
@@ -2187,7 +2204,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"
     texts = [
         f"{frame} 38",
-        f"{frame} 807",  # a counter at the end: handled, no value changed
+        f"{frame} 807",  # a figure changed at the end: not handled
         frame.replace("电", "店"),  # a typo: handled
         f"{frame} 2023 年",
         f"{frame} 2024 年",  # a year: handled, hard
@@ -2207,7 +2224,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
         *_week_codes(),
         exclusive_codes(),
     )
-    assert handled.tolist() == [True, True, True, False, False, False, True, False]
+    assert handled.tolist() == [False, True, True, False, False, False, True, False]
     assert changed.tolist() == [False, False, True, False, False, False, False, False]
     assert hard.tolist() == [False, False, True, False, False, False, False, False]
 
@@ -2385,6 +2402,33 @@ def test_keep_container_keeps_the_document_that_holds_the_others():
         dedup_texts(texts, method="auto", keep="container")
     with pytest.raises(ConfigError, match="greedy"):
         dedup_texts(texts, method="paragraph", keep="container", clusters="components")
+
+
+def test_paragraph_pairs_are_not_joined_into_components(tmp_path, capsys):
+    """A digest contains three stories: the greedy rule keeps the stories (none is a copy of
+    another) and removes the digest; connected components joined all four and kept one story,
+    so two stories' text survived nowhere. Refused, with the fix, in the library and the CLI."""
+    from neardup import dedup_texts
+    from neardup.cli import main
+
+    stories = [
+        "\n".join(
+            f"第{k}个故事的第{p}段：{topic}方面的消息，记者从有关部门获悉详细情况。"
+            for p in range(3)
+        )
+        for k, topic in ((1, "教育"), (2, "交通"), (3, "气象"))
+    ]
+    digest = "\n".join(s.split("\n")[0] for s in stories)
+    texts = [*stories, digest]
+    greedy = dedup_texts(texts, method="paragraph").clusters.representative.tolist()
+    assert greedy[:3] == [0, 1, 2]  # the stories stay apart
+    with pytest.raises(ConfigError, match="containment relations"):
+        dedup_texts(texts, method="paragraph", clusters="components")
+    data = tmp_path / "in.txt"
+    data.write_text("".join(t.replace("\n", " ") + "\n" for t in texts))
+    args = ["dedup", str(data), "--method", "paragraph", "--clusters", "components"]
+    assert main([*args, "-o", str(tmp_path / "o")]) == 2
+    assert "containment relations" in capsys.readouterr().err and not (tmp_path / "o").exists()
 
 
 def test_auto_partial_reports_what_paragraphs_share_without_removing_it():
@@ -2896,3 +2940,47 @@ def test_ngram_a_similarity_at_the_threshold_passes_on_every_surface():
     online = Detector(store=open_store("memory://"), method="ngram", options=options)
     online.add("a", a)
     assert online.check(b).duplicate
+
+
+END_FIGURES = [  # a figure changed at an end of a short text: another statement
+    (
+        "Bank of England holds interest rate at 4.75%",
+        "Bank of England holds interest rate at 5.25%",
+    ),
+    ("国家统计局：今年一季度GDP同比增长5.3%", "国家统计局：今年一季度GDP同比增长4.5%"),
+    ("5.3%：国家统计局公布今年一季度GDP增速", "4.5%：国家统计局公布今年一季度GDP增速"),
+    ("这款车今年的销量突破了12万", "这款车今年的销量突破了15万"),
+    ("12万辆：这款车今年的销量创下新高", "15万辆：这款车今年的销量创下新高"),
+    ("90岁生日快乐", "15岁生日快乐！"),
+    ("今日猪价 05 12", "今日猪价 05 09"),  # not a counter: after another number
+]
+END_CUTS = [  # the same text cut inside its first or last figure: a copy
+    ("国家统计局：今年前三季度GDP同比增长5.3%", "国家统计局：今年前三季度GDP同比增长5"),
+    ("该市的常住人口已经超过了1350万", "该市的常住人口已经超过了135"),
+    ("1350万人：该市的常住人口创下新高", "50万人：该市的常住人口创下新高"),
+    ("有意者请私信此微博，不回复评论。谢谢1", "有意者请私信此微博，不回复评论。谢谢2"),  # a counter
+]
+
+
+def test_a_figure_changed_at_an_end_of_a_short_text_is_a_changed_value(monkeypatch):
+    """A short text may change no value, and its first or last token was not read as one
+    (4.75% / 5.25% at the end of a headline were copies); a figure cut where the text was cut
+    (its digits begin or end the other's) and a counter a repost adds at the end (谢谢1 /
+    谢谢2) stay copies — in compare, under both compiled
+    bounds, in a batch and online."""
+    from neardup import dedup_texts
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    method = create("auto")
+    for bound in ("0", str(1 << 20)):  # the compiled one-token test, and Python alone
+        monkeypatch.setenv("NEARDUP_COMPILED_FROM", bound)
+        assert [method.compare(a, b)["duplicate"] for a, b in END_FIGURES] == [False] * 7
+        assert [method.compare(a, b)["duplicate"] for a, b in END_CUTS] == [True] * 4
+    texts = [t for pair in END_FIGURES + END_CUTS for t in pair]
+    batch = dedup_texts(texts, method="auto").clusters.representative.tolist()
+    want = [None] * 14 + [None, 14, None, 16, None, 18, None, 20]
+    assert [int(r) if r != i else None for i, r in enumerate(batch)] == want
+    det = Detector(store=open_store("memory://"))
+    online = [det.add(str(i), t) for i, t in enumerate(texts)]
+    assert [int(r.matches[0].id) if r.duplicate else None for r in online] == want

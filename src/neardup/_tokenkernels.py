@@ -410,7 +410,9 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
     拜, 周; days: ``weekdays``), which :func:`neardup.copyrule.values._day_replaced` reads, nor
     two characters of ``exclusive`` (sorted codes), which may exclude each other (an opposite,
     another country or colour: :func:`neardup.copyrule.values._exclusive`). Then a
-    value changed when both replaced tokens hold a digit and ``p`` is interior (not the first or last token: wrapping and truncation change ends), and
+    value changed when both replaced tokens hold a digit (at the first or last token such a
+    pair is not handled: whether a cut text explains it is read in Python,
+    :func:`neardup.copyrule.values._cut_figure`), and
     the change is hard when both hold a digit and one is a year or identifier, or the token
     after is a date unit, or the one before a month or 第.
     """
@@ -451,10 +453,13 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
             continue
         if _in_sorted(exclusive, x) and _in_sorted(exclusive, y):
             continue
+        digits = fx & TOKEN_DIGIT and fy & TOKEN_DIGIT
+        if digits and not 0 < p < size - 1:
+            continue  # a figure at an end: cut there, or changed (read in Python)
         handled[k] = True
-        if not (fx & TOKEN_DIGIT and fy & TOKEN_DIGIT):
+        if not digits:
             continue
-        changed[k] = 0 < p < size - 1
+        changed[k] = True
         hard[k] = (
             (fx | fy) & TOKEN_DATED != 0
             or (p + 1 < size and flags[a0 + p + 1] & TOKEN_UNIT != 0)

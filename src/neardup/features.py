@@ -19,6 +19,9 @@ import numpy as np
 
 _WORDCHAR = re.compile(r"[^\W_]")
 _PARAGRAPH_SPLIT = re.compile(r"\s*\n\s*")
+# every line boundary of str.splitlines (a lone carriage return, U+2028 / U+2029, form feed...)
+# as a line feed: a text saved with other line breaks has the same paragraphs
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", "\n"))
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;])|\n")
 # soft wraps (:func:`paragraphs`): a line that ends a sentence (terminal punctuation, maybe
 # closed by quotes or brackets), a list item's first line, a CJK line
@@ -137,9 +140,10 @@ def paragraphs(text: str, *, unwrap: bool = True) -> list[str]:
     ['Prices rose in', 'March.']
 
     Call this on text whose line breaks survive (raw text, or normalised paragraph by paragraph):
-    normalisation folds line breaks into spaces.
+    normalisation folds line breaks into spaces. Every line boundary Python knows (``\r\n``, a
+    lone ``\r``, U+2029 ...) is a line break.
     """
-    text = text.strip()
+    text = text.replace("\r\n", "\n").translate(_LINE_BREAKS).strip()
     if not unwrap or "\n" not in text:
         return [p for p in _PARAGRAPH_SPLIT.split(text) if p]
     out: list[list[str]] = []  # each paragraph's lines, joined once (linear in the text)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import ConfigError
 
-RULE_VERSION = "neardup-copy-21"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own; 16: one word replaced by another; 17: codes of letters and digits, days and months replaced; 18: a character put in place of its opposite or of another country, colour or season, a negation added inside; 19: 未 and 没有 added inside are negations, also after an adverb of a closed list (并未, 还没有); 20: a cut text's lost tail facing a mark the copy appended (（未完）) through a weak anchor; 21: a typo that makes or unmakes a Chinese numeral (一侧 / 一次, 十一个 / 是一个) read as written in its gap
+RULE_VERSION = "neardup-copy-22"  # 4: moved text; 5: moved paragraphs; 6: typo_tokens; 7: passages; 8: lengthened names; 9: shared numbers; 10: look-alikes, fuzzy pinyin; 11: heard alike; 12: shipped readings, every reading of a character; 13: (withdrawn before release); 14: footers after a cut; 15: boilerplate facing text of its own; 16: one word replaced by another; 17: codes of letters and digits, days and months replaced; 18: a character put in place of its opposite or of another country, colour or season, a negation added inside; 19: 未 and 没有 added inside are negations, also after an adverb of a closed list (并未, 还没有); 20: a cut text's lost tail facing a mark the copy appended (（未完）) through a weak anchor; 21: a typo that makes or unmakes a Chinese numeral (一侧 / 一次, 十一个 / 是一个) read as written in its gap; 22: a figure changed at an end of the text is a changed value unless a cut or a repost's counter explains it (…at 4.75% / 5.25%), and (paragraph method) every Unicode line break splits paragraphs
 
 
 MIN_ANCHOR = 3  # tokens: a shorter aligned run between two gaps does not anchor them
@@ -29,7 +29,7 @@ MOVE_GAIN = 0.1  # share of the shorter text that putting moved passages back mu
 BOILER_RUN = 3  # common grams in a row that make text boilerplate (see Boilerplate)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CopyRule:
     """Thresholds of the copy rule (see :mod:`neardup.copyrule`)."""
 

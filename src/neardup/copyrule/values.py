@@ -294,7 +294,7 @@ def _value_changes(
         if nums_a and nums_b:
             if "".join(nums_a) == "".join(nums_b):
                 continue
-            changes += interior
+            changes += interior or not _end_mark(gap_a, gap_b, before)
             hard = hard or bool(_dated(gap_a, before, after_a) | _dated(gap_b, before, after_b))
         elif _day_replaced(gap_a, gap_b, before):
             hard = True
@@ -330,6 +330,32 @@ def _value_changes(
         passage_b |= _boilerplate_of(gap_b)
     hard = hard or bool(moved_a - nb and moved_b - na)
     return changes, names, hard or _numbers_differ(na, nb, passage_a, passage_b)
+
+
+def _end_mark(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None) -> bool:
+    """Whether figures that differ in a gap at an end of the alignment (``before``: the token
+    before it, None at the start) are what a copy does there rather than a changed value: a
+    counter a repost adds at the end, one number of at most ``COUNTER_DIGITS`` digits on each
+    side after text, not after another number (谢谢1 / 谢谢2, 路过！7 / 路过！0; not 今日猪价 05
+    12 / 05 09), or a figure cut where the text was cut (at the end one's digits begin the
+    other's, …增长5 / …增长5.3; at the start one's end the other's). Any other figure changed at
+    an end is a changed value, as inside (…at 4.75% / …at 5.25%, 90岁生日快乐 / 15岁生日快乐)."""
+    a = "".join(t for t in gap_a if _DIGIT.search(t))
+    b = "".join(t for t in gap_b if _DIGIT.search(t))
+    if before is None:
+        return a.endswith(b) or b.endswith(a)
+    counter = (
+        len(gap_a) == len(gap_b) == 1
+        and all(t.isdigit() and len(t) <= COUNTER_DIGITS for t in (*gap_a, *gap_b))
+        and not _DIGIT.search(before)
+    )
+    return counter or a.startswith(b) or b.startswith(a)
+
+
+# digits of a counter a repost adds at the end (谢谢1 / 谢谢2, 路过7 / 路过0). One: the compared
+# text drops a decimal point and a per cent sign, so 增长5.3% / 增长4.5% end in 53 / 45 (a
+# one-digit figure there, 增长5% / 增长6%, still reads as a counter)
+COUNTER_DIGITS = 1
 
 
 def _with_boilerplate(
