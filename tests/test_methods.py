@@ -2229,6 +2229,12 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     assert hard.tolist() == [False, False, True, False, False, False, False, False]
 
 
+EN = (
+    "the central bank said on tuesday it would raise interest rates next month to curb inflation "
+    "and the board approved the plan while there is evidence that prices rose and it will act"
+)
+
+
 def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement():
     """Copy rule 18: 希望是真的 / 希望是假的, 男神 / 女神, 早安 / 晚安 — one character replaced by
     its opposite — 中国就是好 / 美国就是好, 红色预警 / 橙色预警 — a country named by one
@@ -2237,7 +2243,9 @@ def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement
     are other statements, in a short text or a long one, decided alike by the alignment
     (``compare``) and by a batch's compiled shortcuts (one replaced token; a text that is a
     subsequence of the other); a typo of one character, 买 / 卖 (they read alike: an input
-    method's swap), a negation moved (看不懂 / 没看懂) or at the end (可靠不) stay copies."""
+    method's swap), a negation moved (看不懂 / 没看懂) or at the end (可靠不) stay copies. Rule
+    23: English not, never, no added inside, and a verb contracted with n't (would / wouldnt),
+    are negations too."""
     from neardup.copyrule import CopyRule, judge, judge_pairs
 
     long = "。".join(PARA)
@@ -2281,6 +2289,23 @@ def test_copy_rule_a_character_put_in_place_of_its_opposite_is_another_statement
         ("气象台发布暴雨红色预警信号", "气象台发布暴雨橙色预警信号", False),
         ("学校春季运动会今天开幕", "学校秋季运动会今天开幕", False),
         (long.replace("国家", "中国", 1), long.replace("国家", "法国", 1), False),
+        # rule 23: English negations (compared text: no apostrophe), a short or a long text
+        (EN, EN.replace("would raise", "would not raise"), False),
+        (EN, EN.replace("would raise", "wouldnt raise"), False),
+        (EN, EN.replace("it will", "it wont"), False),
+        (EN, EN.replace("the board approved", "the board never approved"), False),
+        (EN, EN.replace("there is evidence", "there is no evidence"), False),
+        (
+            "the board approved the plan on monday",
+            "the board never approved the plan on monday",
+            False,
+        ),
+        (EN, EN.replace("said on", "said late on"), True),  # another word added: an edit
+        (
+            "no comment was made by the bank on monday",
+            "comment was made by the bank on monday",
+            True,
+        ),
     ]
     assert "较快增长" in long
     rule = CopyRule()

@@ -533,3 +533,37 @@ def test_a_store_of_another_copy_rule_is_not_offered_an_option_that_cannot_open_
     with pytest.raises(IncompatibleIndexError) as no:
         compare_meta({"version": "v", "params": json.dumps(same_rule)}, "v", wanted, "sqlite:///x")
     assert "--option word_grams=0" in str(no.value)
+
+
+def test_a_document_re_sent_unchanged_is_told_its_stored_decision(tmp_path):
+    """Q is a copy of A (inserted first); L, kept later, is closer to Q. Re-sending Q (a retry
+    whose first answer was lost) recomputed the matches and named L first, while the store — and
+    a batch of A, Q, L — say A. A kept document re-sent is told it has no match. Also when two
+    requests send one document (perhaps in one group commit), and after a restart."""
+    from neardup import dedup_texts
+
+    story = (
+        "国务院总理李强主持召开国务院常务会议，听取关于加快发展现代化产业体系工作情况的汇报，"
+        "研究部署进一步优化营商环境有关工作，审议通过相关法规草案。会议指出，要坚持稳中求进工作"
+        "总基调，完整准确全面贯彻新发展理念，加快构建新发展格局，着力推动高质量发展。"
+    )
+    a = story + "本次会议于2020年召开，出席人员包括各部委负责同志和地方代表。"
+    q, later = story, story + "本次会议于2021年召开。"
+    assert dedup_texts([a, q, later]).clusters.representative.tolist() == [0, 0, 2]
+    url = f"sqlite:///{tmp_path}/d.db"
+    det = Detector(store=open_store(url))
+    first = [det.add(i, t) for i, t in (("A", a), ("Q", q), ("L", later))]
+    assert [r.duplicate for r in first] == [False, True, False] and first[1].matches[0].id == "A"
+    again = det.add("Q", q)
+    assert again.status == "unchanged" and again.duplicate
+    assert again.matches[0].id == det.get("Q").duplicate_of == "A"
+    assert again.matches[0].similarity == first[1].matches[0].similarity
+    assert {m.id for m in again.matches} == {"A", "L"}  # the closer one is still shown, after
+    kept = det.add("L", later)
+    assert kept.status == "unchanged" and not kept.duplicate and kept.matches == []
+    futures = [det.add_many_future([("R", q + "。")]) for _ in range(2)]  # maybe one commit
+    twice = [f.result()[0] for f in futures]
+    assert twice[1].status == "unchanged" and twice[1].matches[0].id == twice[0].matches[0].id
+    det.close()
+    reopened = Detector(store=open_store(url))
+    assert reopened.add("Q", q).matches[0].id == "A"

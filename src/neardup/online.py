@@ -437,8 +437,7 @@ class Detector:
             was_kept = False
             if old is not None:
                 if old == p.text_hash:
-                    matches = self._matches(p, exclude=p.doc_id)
-                    results.append(AddResult(bool(matches), matches, False, "unchanged"))
+                    results.append(self._unchanged(p, pending.get(p.doc_id)))
                     continue
                 if not replace:
                     raise DocumentConflictError(
@@ -482,6 +481,23 @@ class Detector:
                     pending[again.id] = again
                     stored.add(again.id)
         return results, list(pending.values()), stored
+
+    def _unchanged(self, p: _Prepared, written: StoredDocument | None) -> AddResult:
+        """The answer to a document re-sent as stored: the decision the store holds, so that a
+        client retrying an insert whose answer was lost is told what was recorded. A kept
+        document has no match; a duplicate has its stored representative first (a document
+        kept since may match it more closely: a new insert would name that one, the store
+        does not). ``written``: its row when this request wrote it."""
+        if p.doc_id in self._indexed:
+            return AddResult(False, [], False, "unchanged")
+        row = written if written is not None else self.store.get(p.doc_id)
+        matches = self._matches(p, exclude=p.doc_id)
+        rep = row.duplicate_of if row is not None else None
+        if rep is None:
+            return AddResult(bool(matches), matches, False, "unchanged")
+        first = [m for m in matches if m.id == rep] or [Match(rep, None, None, "stored")]
+        rest = [m for m in matches if m.id != rep]
+        return AddResult(True, (first + rest)[: self.max_matches], False, "unchanged")
 
     def _decide_again(
         self,

@@ -300,6 +300,8 @@ def _value_changes(
             hard = True
         elif _exclusive(gap_a, gap_b):
             names += 1  # 希望是真的 / 希望是假的, 法文版 / 俄文版: another statement or name
+        elif _contracted(gap_a, gap_b):
+            names += 1  # it would raise / it wouldn't raise: another statement
         elif (interior or (short and after_a is not None and _alphabetic(gap_a, gap_b))) and (
             2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens
         ):
@@ -504,7 +506,8 @@ def _exclusive(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
 # of other words (特别, 无论, 非常). 没有 is the one negation of two characters (今天发布了 /
 # 今天没有发布); one may follow an adverb (并未, 尚未, 还没有: :data:`NEGATION_ADVERBS`), but a
 # gap that starts with one (不少, 不过, 不断) is another word.
-NEGATIONS = "不没未"
+# English: not, never, no as words (n't is read from the compared word: :func:`_contracted`).
+NEGATIONS = frozenset(["不", "没", "未", "not", "never", "no"])
 NEGATION_WORDS = frozenset([*NEGATIONS, "没有"])
 # ... unless the gap is part of another word with the token that stays beside it: 有没有 (a
 # question: 有什么 / 有没有什么), 未来 (the future: 与来生 / 与未来), 未免 (rather)
@@ -577,6 +580,18 @@ def _negated(
     return (word, ahead if word == "没有" else after_a) not in NOT_NEGATIONS
 
 
+def _contracted(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
+    """One English word replaced by its negation contracted, as the compared text writes it
+    without the apostrophe: would / wouldnt, is / isnt, can / cant, will / wont."""
+    if len(gap_a) != 1 or len(gap_b) != 1:
+        return False
+    x, y = sorted((gap_a[0], gap_b[0]), key=len)
+    return y in (x + "nt", x + "not") or (x, y) in _CONTRACTED
+
+
+_CONTRACTED = frozenset([("will", "wont"), ("shall", "shant"), ("am", "aint")])
+
+
 def _ending_negation(gap: Sequence[str]) -> str | None:
     """The negation word (:data:`NEGATION_WORDS`) a gap ends with, if any."""
     word = "没有" if list(gap[-2:]) == ["没", "有"] else gap[-1]
@@ -587,7 +602,7 @@ def _ending_negation(gap: Sequence[str]) -> str | None:
 def negation_codes() -> np.ndarray:
     """The token codes of :data:`NEGATIONS`, sorted: a batch aligns a pair whose shorter text is
     a subsequence of the longer only when the two hold these in different numbers."""
-    return character_codes(NEGATIONS)
+    return character_codes(sorted(NEGATIONS))
 
 
 @lru_cache(maxsize=1)
