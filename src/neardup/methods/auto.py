@@ -56,6 +56,7 @@ from ..copyrule import (
     judge_pairs,
     token_codes,
 )
+from ..dashes import space_dashes, space_dashes_encoded
 from ..errors import ConfigError
 from ..forked import can_fork, map_forked
 from ..index.ngram import Postings, candidate_chunks, share_a_key
@@ -309,6 +310,7 @@ class AutoMethod:
         cps, offsets = normalize_encoded(texts, base)
         if cfg.strip_markup:
             cps, offsets = strip_markup_encoded(cps, offsets)
+        cps = space_dashes_encoded(cps, offsets)  # 2003—as: two words, not 2003as
         cps, offsets = filter_encoded(cps, offsets, fold_traditional=cfg.fold_traditional)
         out = decode_texts(cps, offsets)
         empty = np.flatnonzero(np.diff(offsets) == 0).tolist()
@@ -325,6 +327,7 @@ class AutoMethod:
             out = strip_markup_by_pattern(out)  # the kernel's oracle, whatever the size
         if cfg.fold_traditional:
             out = fold_traditional(out)
+        out = space_dashes(out)
         out = normalize_many(out, replace(cfg.compare_normalize, strip_html=False), fast=False)
         empty = [i for i, t in enumerate(out) if not t]
         if empty:
