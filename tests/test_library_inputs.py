@@ -41,3 +41,29 @@ def test_clustering_refuses_bad_positions_with_an_input_error(args):
     n, left, right = args
     with pytest.raises(InputError):
         neardup.cluster_pairs(n, np.asarray(left), np.asarray(right))
+
+
+def test_index_add_many_takes_a_generator_as_any_iterable():
+    for index in (neardup.PermutedIndex(), BruteForceIndex()):
+        index.add_many(["a", "b"], (fp for fp in [1, 2**64 - 1]))
+        assert [index.fingerprint_of(k) for k in "ab"] == [1, 2**64 - 1]
+        assert index.query_many(fp for fp in [1])[0][0][0] == "a"
+
+
+def test_configs_take_keywords_only():
+    from neardup.methods.auto import AutoConfig
+    from neardup.methods.ngram import NgramConfig
+    from neardup.methods.paragraph import ParagraphConfig
+    from neardup.methods.simhash import SimhashConfig
+
+    for config in (
+        SimhashConfig,
+        AutoConfig,
+        NgramConfig,
+        ParagraphConfig,
+        neardup.HammingConfig,
+        neardup.FingerprintConfig,
+        neardup.NormalizeConfig,
+    ):
+        with pytest.raises(TypeError, match="positional"):
+            config(5)

@@ -567,3 +567,9 @@ def test_a_document_re_sent_unchanged_is_told_its_stored_decision(tmp_path):
     det.close()
     reopened = Detector(store=open_store(url))
     assert reopened.add("Q", q).matches[0].id == "A"
+    reopened.close()
+    one = Detector(store=open_store(url), max_matches=1)  # A is not the best match any more
+    told = one.add("Q", q).matches
+    assert [(m.id, m.similarity, m.method) for m in told] == [
+        ("A", first[1].matches[0].similarity, "auto")
+    ]

@@ -412,7 +412,7 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
     another country or colour: :func:`neardup.copyrule.values._exclusive`). Then a
     value changed when both replaced tokens hold a digit (at the first or last token such a
     pair is not handled: whether a cut text explains it is read in Python,
-    :func:`neardup.copyrule.values._cut_figure`), and
+    :func:`neardup.copyrule.values._end_mark`), and
     the change is hard when both hold a digit and one is a year or identifier, or the token
     after is a date unit, or the one before a month or 第.
     """

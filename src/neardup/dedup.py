@@ -192,7 +192,8 @@ def check_cluster_rule(method_name: str, *, clusters: str, keep: str) -> None:
         raise ConfigError(
             "the paragraph method's pairs are containment relations, not an equivalence: "
             "connected components would merge the stories a digest contains and remove "
-            "them all (clusters='components'); use the greedy rule (--clusters greedy)"
+            "them all (clusters='components'); use the greedy rule (clusters='greedy', "
+            "--clusters greedy)"
         )
     if keep == "container":
         raise ConfigError(

@@ -491,12 +491,13 @@ class Detector:
         if p.doc_id in self._indexed:
             return AddResult(False, [], False, "unchanged")
         row = written if written is not None else self.store.get(p.doc_id)
-        matches = self._matches(p, exclude=p.doc_id)
         rep = row.duplicate_of if row is not None else None
         if rep is None:
+            matches = self._matches(p, exclude=p.doc_id)
             return AddResult(bool(matches), matches, False, "unchanged")
-        first = [m for m in matches if m.id == rep] or [Match(rep, None, None, "stored")]
-        rest = [m for m in matches if m.id != rep]
+        every = self.index.matches(p.doc, exclude=p.doc_id)  # not cut: the stored one is there
+        first = [m for m in every if m.id == rep]
+        rest = [m for m in every if m.id != rep]
         return AddResult(True, (first + rest)[: self.max_matches], False, "unchanged")
 
     def _decide_again(

@@ -317,6 +317,15 @@ def test_labels_in_csv_cells_read_as_their_json_values(tmp_path, capsys):
     assert main(["eval", str(data), "--method", "ngram", "-o", str(out), "--quiet"]) == 0
     entry = json.loads((out / "report.json").read_text())["results"]["ngram"]
     assert entry["gold_clusters"] == 2 and entry["scores"]["gold_pairs"] == 1
+    big = [f"{BASE[k]},179000000000000000{k}" for k in range(3)]  # not merged through float()
+    data.write_text("id,text,cluster\n" + "".join(f"{k},{b}\n" for k, b in enumerate(big)))
+    assert main(["eval", str(data), "--method", "ngram", "-o", str(tmp_path / "b"), "--quiet"]) == 0
+    assert (
+        json.loads((tmp_path / "b" / "report.json").read_text())["results"]["ngram"][
+            "gold_clusters"
+        ]
+        == 3
+    )
     data.write_text("id,text,cluster\na,x,1\nb,y,\nc,z,\n")
     assert main(["eval", str(data), "--method", "ngram", "-o", str(tmp_path / "e")]) == 2
     assert "record 2: cluster '' is not a label" in capsys.readouterr().err

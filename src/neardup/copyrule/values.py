@@ -336,22 +336,24 @@ def _value_changes(
 
 def _end_mark(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None) -> bool:
     """Whether figures that differ in a gap at an end of the alignment (``before``: the token
-    before it, None at the start) are what a copy does there rather than a changed value: a
-    counter a repost adds at the end, one number of at most ``COUNTER_DIGITS`` digits on each
-    side after text, not after another number (谢谢1 / 谢谢2, 路过！7 / 路过！0; not 今日猪价 05
-    12 / 05 09), or a figure cut where the text was cut (at the end one's digits begin the
-    other's, …增长5 / …增长5.3; at the start one's end the other's). Any other figure changed at
-    an end is a changed value, as inside (…at 4.75% / …at 5.25%, 90岁生日快乐 / 15岁生日快乐)."""
-    a = "".join(t for t in gap_a if _DIGIT.search(t))
-    b = "".join(t for t in gap_b if _DIGIT.search(t))
-    if before is None:
-        return a.endswith(b) or b.endswith(a)
+    before it, None at the start) are what a copy does there rather than a changed value. A
+    figure is changed in place when the two sides hold the same tokens but for their figures
+    (…at 4.75% / …at 5.25%, 90岁生日快乐 / 15岁生日快乐, 增长5% / 增长5.3% — the compared text
+    drops the point and the per cent sign); anything else there is a cut text (…增长5.3%，好于
+    预期 / …增长 2: a repost cut short, with its counter). Nor is a counter a repost adds at the
+    end, one number of at most ``COUNTER_DIGITS`` digits after text, not after another number
+    (谢谢1 / 谢谢2, 路过！7 / 路过！0; not 今日猪价 05 12 / 05 09)."""
+    words_a = [t for t in gap_a if not _DIGIT.search(t)]
+    words_b = [t for t in gap_b if not _DIGIT.search(t)]
+    if words_a != words_b:
+        return True  # not replaced in place: cut, or cut and a counter added
     counter = (
-        len(gap_a) == len(gap_b) == 1
+        before is not None
+        and len(gap_a) == len(gap_b) == 1
         and all(t.isdigit() and len(t) <= COUNTER_DIGITS for t in (*gap_a, *gap_b))
         and not _DIGIT.search(before)
     )
-    return counter or a.startswith(b) or b.startswith(a)
+    return counter
 
 
 # digits of a counter a repost adds at the end (谢谢1 / 谢谢2, 路过7 / 路过0). One: the compared
@@ -577,19 +579,50 @@ def _negated(
         return False  # another word ending in one: 要不, 何不, 不得不, 出没, 沉没
     ahead = rest[-1] if rest else before  # the token before the negation word
     # after_a is the token after the gap in both texts (one of them has no gap)
+    if word == "no" and _DIGIT.search(after_a):
+        return False  # No. 10 Downing Street, Resolution No. 2334: a number sign
     return (word, ahead if word == "没有" else after_a) not in NOT_NEGATIONS
 
 
 def _contracted(gap_a: Sequence[str], gap_b: Sequence[str]) -> bool:
-    """One English word replaced by its negation contracted, as the compared text writes it
-    without the apostrophe: would / wouldnt, is / isnt, can / cant, will / wont."""
+    """One English auxiliary replaced by its negation contracted, as the compared text writes
+    it without the apostrophe (:data:`CONTRACTED`): would / wouldnt, is / isnt, can / cant."""
     if len(gap_a) != 1 or len(gap_b) != 1:
         return False
-    x, y = sorted((gap_a[0], gap_b[0]), key=len)
-    return y in (x + "nt", x + "not") or (x, y) in _CONTRACTED
+    return frozenset((gap_a[0], gap_b[0])) in _CONTRACTED_PAIRS
 
 
-_CONTRACTED = frozenset([("will", "wont"), ("shall", "shant"), ("am", "aint")])
+# English auxiliaries and their negations contracted with n't (apostrophe dropped): a closed
+# list, since any word with "nt" added is not one (parent / pare, event / eve, agent / age)
+CONTRACTED = {
+    **{
+        w: w + "nt"
+        for w in [
+            "is",
+            "are",
+            "was",
+            "were",
+            "do",
+            "does",
+            "did",
+            "has",
+            "have",
+            "had",
+            "could",
+            "would",
+            "should",
+            "must",
+            "need",
+            "might",
+        ]
+    },
+    "can": "cant",
+    "will": "wont",
+    "shall": "shant",
+}
+_CONTRACTED_PAIRS = frozenset(
+    [frozenset(p) for p in CONTRACTED.items()] + [frozenset(("can", "cannot"))]
+)
 
 
 def _ending_negation(gap: Sequence[str]) -> str | None:
@@ -607,12 +640,15 @@ def negation_codes() -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def exclusive_codes() -> np.ndarray:
-    """The token codes of the characters of :func:`_listed_pairs`, sorted: the compiled test of
-    a pair that differs in one token (:func:`neardup._tokenkernels.one_replaced`) leaves a pair
-    of two of them to :func:`_value_changes`, which reads the pair exactly
-    (:func:`_exclusive`). Listed, not :func:`_exclusive_pairs`: those four more characters
+    """The token codes of the characters of :func:`_listed_pairs` and of the words of
+    :data:`CONTRACTED`, sorted: the compiled test of a pair that differs in one token
+    (:func:`neardup._tokenkernels.one_replaced`) leaves a pair of two of them to
+    :func:`_value_changes`, which reads the pair exactly (:func:`_exclusive`,
+    :func:`_contracted`). Listed, not :func:`_exclusive_pairs`: those four more characters
     (买卖, 宽窄 read alike) cost less than loading the readings in every batch (0.06 s)."""
-    return character_codes(sorted({c for pair in _listed_pairs() for c in pair}))
+    listed = {c for pair in _listed_pairs() for c in pair}
+    contracted = {w for pair in _CONTRACTED_PAIRS for w in pair}  # would / wouldnt: read too
+    return character_codes(sorted(listed | contracted))
 
 
 def _replaced_word(x: str, y: str) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -215,6 +216,9 @@ def _label(value: Any) -> bool | None:
     return None
 
 
+_WHOLE_NUMBER = re.compile(r"(-?\d+)\.0*")  # 1.0 and 1.00 are the cluster 1
+
+
 def _cluster_label(value: Any) -> str | None:
     """A gold cluster label: an integral number as the integer (``1.0`` is ``1``), then as
     text, so ``1``, ``1.0`` and ``"1"`` are one cluster; None for a value that
@@ -225,11 +229,8 @@ def _cluster_label(value: Any) -> str | None:
         value = value.strip()
         if not value:
             return None
-        try:
-            number = float(value)
-        except ValueError:
-            return value
-        return str(int(number)) if number.is_integer() and "e" not in value.lower() else value
+        whole = _WHOLE_NUMBER.fullmatch(value)  # not float(): 17900000000000000001 stays
+        return whole.group(1) if whole else value
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return str(value)

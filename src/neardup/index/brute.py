@@ -7,7 +7,7 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 
 from ..errors import InputError
-from .permuted import fingerprint_array, fingerprint_value
+from .permuted import _listed, fingerprint_array, fingerprint_value
 
 
 def _popcount(x: np.ndarray) -> np.ndarray:
@@ -55,7 +55,7 @@ class BruteForceIndex:
 
     def add_many(self, ids: Iterable[Hashable], fingerprints: Iterable[int]) -> None:
         ids = list(ids)
-        fps = fingerprint_array(fingerprints)
+        fps = fingerprint_array(_listed(fingerprints))
         if len(ids) != len(fps):
             raise InputError(f"{len(ids)} ids but {len(fps)} fingerprints")
         for doc_id, fp in zip(ids, fps.tolist(), strict=True):
@@ -78,7 +78,7 @@ class BruteForceIndex:
         return sorted(hits, key=lambda h: (h[1], self._order[h[0]]))
 
     def query_many(self, fingerprints: Iterable[int]) -> list[list[tuple[Hashable, int]]]:
-        return [self.query(fp) for fp in fingerprint_array(fingerprints).tolist()]
+        return [self.query(fp) for fp in fingerprint_array(_listed(fingerprints)).tolist()]
 
     def pairs(self) -> list[tuple[Hashable, Hashable, int]]:
         items = list(self._ids.items())

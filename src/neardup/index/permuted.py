@@ -9,7 +9,7 @@ makes the result exact: the same pairs as brute force, including pairs at exactl
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -132,6 +132,11 @@ def fingerprint_array(values: object) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.uint64)
 
 
+def _listed(values: object) -> object:
+    """An iterator (a generator) of fingerprints as a list; anything else as given."""
+    return list(values) if isinstance(values, Iterator) else values
+
+
 def fingerprint_value(value: object) -> np.uint64:
     """One fingerprint, an integer in ``[0, 2**64)``; anything else is an :class:`InputError`."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
@@ -247,7 +252,7 @@ class PermutedIndex:
 
     def add_many(self, ids: Sequence[Hashable] | Iterable[Hashable], fingerprints) -> None:
         ids = list(ids)
-        fps = fingerprint_array(fingerprints)  # 3.5 or -5 refused, not cast to 3 or 2**64 - 5
+        fps = fingerprint_array(_listed(fingerprints))  # 3.5, -5 refused: not cast to 3, 2**64-5
         if len(ids) != len(fps):
             raise InputError(f"{len(ids)} ids but {len(fps)} fingerprints")
         seen = set()
@@ -325,7 +330,7 @@ class PermutedIndex:
         return [(ids[p], d) for p, d in zip(pos.tolist(), dist.tolist(), strict=True)]
 
     def query_many(self, fingerprints) -> list[list[tuple[Hashable, int]]]:
-        return [self.query(int(fp)) for fp in fingerprint_array(fingerprints)]
+        return [self.query(int(fp)) for fp in fingerprint_array(_listed(fingerprints))]
 
     def pairs(self) -> list[tuple[Hashable, Hashable, int]]:
         """All pairs of stored documents within ``max_distance`` (ids in insertion order)."""

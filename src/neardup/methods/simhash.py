@@ -20,7 +20,7 @@ from ..simhash import Fingerprinter, hamming_distances
 VERIFY_MEASURES = ("jaccard", "edit")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SimhashConfig:
     """Options of the ``simhash`` method.
 
