@@ -290,6 +290,11 @@ def test_compare_refuses_partial_which_only_a_batch_reports(capsys):
     refused with the command that shows one pair's shared paragraphs."""
     assert main(["compare", "--partial", "第一段文字", "第二段文字"]) == 2
     assert "compare with --method paragraph" in capsys.readouterr().err
+    assert main(["compare", "第一段文字", "第二段文字", "--option", "partial=true"]) == 2
+    assert "compare with --method paragraph" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # and its help no longer offers it
+        main(["compare", "--help"])
+    assert "--partial" not in capsys.readouterr().out
 
 
 def test_real_sample(shared_data, tmp_path):

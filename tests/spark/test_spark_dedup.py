@@ -559,3 +559,18 @@ def test_help_offers_only_what_the_spark_job_does(capsys):
     dedup_help = " ".join(capsys.readouterr().out.split())
     assert "--partial" in dedup_help and "corpus (fitted on the input)" in dedup_help
     assert "--partial" not in spark_help and "corpus" not in spark_help.split("--idf IDF")[-1]
+
+
+def test_the_spark_submit_entry_runs_as_a_script():
+    """docs/spark.md hands spark-submit the file neardup/spark/submit.py, which Python runs as
+    a script: its relative import failed (ImportError) before any argument was read."""
+    import subprocess
+    import sys
+
+    import neardup.spark.submit as entry
+
+    run = subprocess.run(
+        [sys.executable, entry.__file__, "--help"], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    assert "usage: neardup spark-dedup" in run.stdout

@@ -23,9 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("text_a", help="first text, @FILE, or @@… for a text starting with @")
     p.add_argument("text_b", help="second text, @FILE, or @@… for a text starting with @")
-    add_method_options(p)
+    add_method_options(p, batch=False)
     add_tables_option(p, what="judge the pair")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, explain_unknown=_batch_only)
 
 
 def read_text_arg(value: str) -> str:
@@ -89,13 +89,21 @@ def explain(a: str, b: str, method) -> dict:
     return report
 
 
+_PARTIAL = (
+    "--partial reports the partial duplicates of a batch run (neardup dedup --pairs); "
+    "for one pair's shared paragraphs, compare with --method paragraph"
+)
+
+
+def _batch_only(unknown: list[str]) -> str | None:
+    """Why compare lacks ``--partial`` (a batch option), when it is among ``unknown``."""
+    return _PARTIAL if any(a.split("=", 1)[0] == "--partial" for a in unknown) else None
+
+
 def run(args: argparse.Namespace) -> int:
     options = method_options(args)
-    if options.get("partial"):
-        raise ConfigError(
-            "--partial reports the partial duplicates of a batch run (neardup dedup --pairs); "
-            "for one pair's shared paragraphs, compare with --method paragraph"
-        )
+    if options.get("partial"):  # --option partial=true
+        raise ConfigError(_PARTIAL)
     method = create(args.method, tables=loaded_tables(args, {args.method: options}), **options)
     a, b = read_text_arg(args.text_a), read_text_arg(args.text_b)
     for name, text in (("first", a), ("second", b)):

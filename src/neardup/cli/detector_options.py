@@ -46,8 +46,8 @@ def add_detector_options(p: argparse.ArgumentParser, *, writes: bool = True) -> 
     )
     p.add_argument(
         "--tables",
-        help="auto: the common-gram table a batch run wrote (OUTDIR/common_grams.npz), so that "
-        "online decisions equal that run's",
+        help="auto, paragraph: the common-gram table a batch run of the method wrote "
+        "(OUTDIR/common_grams.npz), so that online decisions equal that run's",
     )
     if writes:
         p.add_argument(

@@ -28,8 +28,8 @@ _FLAG_FIELDS = {
 
 
 def add_method_options(parser: argparse.ArgumentParser, *, batch: bool = True) -> None:
-    """The method options; ``batch`` off (spark-dedup) leaves out ``--partial`` and does not
-    offer ``--idf corpus``, which only a local run has."""
+    """The method options; ``batch`` off (spark-dedup, compare) leaves out ``--partial`` and
+    does not offer ``--idf corpus``, which only a local batch run has."""
     g = parser.add_argument_group("method options (each applies to the methods that have it)")
     g.add_argument(
         "--method",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from ..cli import main
+from neardup.cli import main  # absolute: spark-submit runs this file as a script
 
 
 def run(argv: list[str] | None = None) -> int:
