@@ -1902,10 +1902,13 @@ _FRAME = [
     "周",
     "一",
     "monday",
+    "is",
 ]
 _REPLACED = [
     "甲",
     "乙",
+    "7",  # with 3: a one-digit counter at the end
+    "isnt",  # is / isnt: a negation the alignment reads
     "3",
     "15",
     "x7",
@@ -2192,19 +2195,19 @@ def test_copy_rule_another_subject_at_the_start_of_a_short_alphabetic_text():
 
 
 def test_copy_rule_one_replaced_token_takes_the_common_pairs():
-    """The compiled test takes the pairs it can decide: a typo, a changed year; and leaves to
-    the alignment pairs whose replaced token repeats beside it, and a figure changed at an end
-    (a cut, a repost's counter or a changed value: read in Python, ``_end_mark``)."""
+    """The compiled test takes the pairs it can decide: a typo, a changed year, a figure
+    changed at an end, a repost's one-digit counter at the end; and leaves to the alignment
+    pairs whose replaced token repeats beside it."""
     from neardup._tokenkernels import one_replaced
     from neardup.copyrule import token_codes
     from neardup.copyrule.align import _MAY_MOVE
     from neardup.copyrule.tokens import _week_codes
-    from neardup.copyrule.values import exclusive_codes
+    from neardup.copyrule.values import counter_codes, exclusive_codes
 
     frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"
     texts = [
         f"{frame} 38",
-        f"{frame} 807",  # a figure changed at the end: not handled
+        f"{frame} 807",  # a figure changed at the end: handled, a value changed
         frame.replace("电", "店"),  # a typo: handled
         f"{frame} 2023 年",
         f"{frame} 2024 年",  # a year: handled, hard
@@ -2215,18 +2218,21 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
         "去 看 电 影",  # too short for a moved passage
         "去 看 电 视",
         frame.replace("真", "假"),  # a character and its opposite: left to the alignment
+        f"{frame} 3",
+        f"{frame} 7",  # a repost's counter: handled, no value changed
     ]
     handled, changed, hard = one_replaced(
         *token_codes(texts),
-        np.array([0, 6, 3, 6, 7, 0, 9, 6]),
-        np.array([1, 2, 4, 5, 8, 2, 10, 11]),
+        np.array([0, 6, 3, 6, 7, 0, 9, 6, 12]),
+        np.array([1, 2, 4, 5, 8, 2, 10, 11, 13]),
         *_MAY_MOVE,
         *_week_codes(),
         exclusive_codes(),
+        counter_codes(),
     )
-    assert handled.tolist() == [False, True, True, False, False, False, True, False]
-    assert changed.tolist() == [False, False, True, False, False, False, False, False]
-    assert hard.tolist() == [False, False, True, False, False, False, False, False]
+    assert handled.tolist() == [True, True, True, False, False, False, True, False, True]
+    assert changed.tolist() == [True, False, True, False, False, False, False, False, False]
+    assert hard.tolist() == [False, False, True, False, False, False, False, False, False]
 
 
 EN = (

@@ -396,7 +396,9 @@ def _in_sorted(values, x):
 
 
 @numba.njit(cache=True, nogil=True)
-def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, weekdays, exclusive):
+def one_replaced(
+    codes, offsets, flags, left, right, moved_lo, moved_hi, week, weekdays, exclusive, counters
+):
     """The value test of the copy rule (:func:`neardup.copyrule.values._value_changes`) for pairs whose
     token sequences differ in one token replaced by another, and its outcome: ``(handled,
     changed, hard)`` per pair.
@@ -410,9 +412,10 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
     拜, 周; days: ``weekdays``), which :func:`neardup.copyrule.values._day_replaced` reads, nor
     two characters of ``exclusive`` (sorted codes), which may exclude each other (an opposite,
     another country or colour: :func:`neardup.copyrule.values._exclusive`). Then a
-    value changed when both replaced tokens hold a digit (at the first or last token such a
-    pair is not handled: whether a cut text explains it is read in Python,
-    :func:`neardup.copyrule.values._end_mark`), and
+    value changed when both replaced tokens hold a digit — a figure replaced in place, also at
+    an end (:func:`neardup.copyrule.values._end_mark`), except two tokens of ``counters`` (the
+    one-digit numbers, sorted codes) at the end after a token without digits: a repost's
+    counter —, and
     the change is hard when both hold a digit and one is a year or identifier, or the token
     after is a date unit, or the one before a month or 第.
     """
@@ -453,13 +456,17 @@ def one_replaced(codes, offsets, flags, left, right, moved_lo, moved_hi, week, w
             continue
         if _in_sorted(exclusive, x) and _in_sorted(exclusive, y):
             continue
-        digits = fx & TOKEN_DIGIT and fy & TOKEN_DIGIT
-        if digits and not 0 < p < size - 1:
-            continue  # a figure at an end: cut there, or changed (read in Python)
         handled[k] = True
-        if not digits:
+        if not (fx & TOKEN_DIGIT and fy & TOKEN_DIGIT):
             continue
-        changed[k] = True
+        # at the end, two one-digit numbers after text are a repost's counter (谢谢1 / 谢谢2)
+        changed[k] = not (
+            p == size - 1
+            and p > 0
+            and _in_sorted(counters, x)
+            and _in_sorted(counters, y)
+            and flags[a0 + p - 1] & TOKEN_DIGIT == 0
+        )
         hard[k] = (
             (fx | fy) & TOKEN_DATED != 0
             or (p + 1 < size and flags[a0 + p + 1] & TOKEN_UNIT != 0)

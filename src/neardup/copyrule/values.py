@@ -639,6 +639,14 @@ def negation_codes() -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
+def counter_codes() -> np.ndarray:
+    """The token codes of the numbers of at most ``COUNTER_DIGITS`` digits, sorted: the
+    compiled one-token test reads two of them at the end after text as a repost's counter, as
+    :func:`_end_mark` does."""
+    return character_codes([str(n) for n in range(10**COUNTER_DIGITS)])
+
+
+@lru_cache(maxsize=1)
 def exclusive_codes() -> np.ndarray:
     """The token codes of the characters of :func:`_listed_pairs` and of the words of
     :data:`CONTRACTED`, sorted: the compiled test of a pair that differs in one token

@@ -22,6 +22,7 @@ from .values import (
     _has_tail,
     _value_changes,
     _with_boilerplate,
+    counter_codes,
     exclusive_codes,
     negation_codes,
 )
@@ -360,7 +361,13 @@ def _value_verdicts(
         from .._tokenkernels import one_replaced
 
         handled, changed, dated = one_replaced(
-            *tokens, left[rest], right[rest], *_MAY_MOVE, *_week_codes(), exclusive_codes()
+            *tokens,
+            left[rest],
+            right[rest],
+            *_MAY_MOVE,
+            *_week_codes(),
+            exclusive_codes(),
+            counter_codes(),
         )
         done = rest[handled]
         changes[done] = changed[handled]
