@@ -38,9 +38,13 @@ def _has_dash(text: str) -> bool:
 
 def space_dashes_encoded(cps: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """:func:`space_dashes` of texts as code points (their offsets stay: a run's first
-    character becomes a space, the rest stay dashes, which the punctuation filter drops)."""
-    cps = np.array(cps, np.uint32)  # a copy: the caller's may be read-only or shared
-    _space_dash_runs(cps, np.ascontiguousarray(offsets, np.int64))
+    character becomes a space, the rest stay dashes, which the punctuation filter drops). The
+    array is copied only when it has such a run (the caller's may be read-only or shared)."""
+    at = _dash_run_starts(cps, np.ascontiguousarray(offsets, np.int64))
+    if not len(at):
+        return cps
+    cps = np.array(cps, np.uint32)
+    cps[at] = 0x20
     return cps
 
 
@@ -60,7 +64,10 @@ def _is_word(c):
 
 
 @numba.njit(cache=True, nogil=True)
-def _space_dash_runs(cps, offsets):
+def _dash_run_starts(cps, offsets):
+    """Where each dash run between two words starts (ascending positions)."""
+    out = np.empty(16, np.int64)
+    count = 0
     for d in range(offsets.shape[0] - 1):
         i, end = offsets[d], offsets[d + 1]
         while i < end:
@@ -73,5 +80,9 @@ def _space_dash_runs(cps, offsets):
             single_hyphen = j - i == 1 and cps[i] == 0x2D
             between = i > offsets[d] and j < end and _is_word(cps[i - 1]) and _is_word(cps[j])
             if between and not single_hyphen:
-                cps[i] = 0x20
+                if count == out.shape[0]:
+                    out = np.concatenate((out, np.empty(count, np.int64)))
+                out[count] = i
+                count += 1
             i = j
+    return out[:count]

@@ -35,6 +35,7 @@ MODULES = (
     "neardup._pairkernels",
     "neardup._tokenkernels",
     "neardup.cluster",
+    "neardup.dashes",
 )  # kernels' homes
 MAX_PROCESSES = 4  # past it the longest kernel (1.3 s) bounds the time, and each child costs memory
 CHILD_START = 0.8  # seconds a new interpreter spends importing numpy and numba before it compiles
