@@ -38,6 +38,15 @@ def test_empty_set_conventions():
     assert s.precision == 0.0 and s.recall == 1.0 and s.f1 == 0.0  # no gold duplicates
     s = pair_scores(none, none)
     assert (s.precision, s.recall, s.f1, s.accuracy) == (1.0, 1.0, 1.0, 1.0)
+    # nothing labelled duplicate: every threshold predicts a false positive (F1 0), nothing
+    # predicted scores 1.0 (review: the best point was a threshold of precision 0)
+    best = threshold_sweep(np.array([0.5, np.nan]), np.zeros(2, bool), higher_is_closer=True).best()
+    assert (best["threshold"], best["precision"], best["recall"], best["f1"]) == (
+        None,
+        1.0,
+        1.0,
+        1.0,
+    )
     for labels in ([True, True], [False, False], []):  # no pair has a score: none predicted
         best = threshold_sweep(
             np.full(len(labels), np.nan), np.array(labels, bool), higher_is_closer=True
@@ -69,9 +78,12 @@ def test_sweep_equals_thresholding_each_value(rows, higher):
         with np.errstate(invalid="ignore"):
             pred = (scores >= t) if higher else (scores <= t)
         assert (p, r, f) == pytest.approx(brute_prf(pred.tolist(), labels.tolist()))
-    best = sweep.best()
-    if len(values):
-        assert best["f1"] == pytest.approx(max(sweep.f1))
+    best = sweep.best()  # the best of every threshold and of predicting nothing (the strictest)
+    nothing = brute_prf([False] * len(labels), labels.tolist())
+    assert best["f1"] == pytest.approx(max([nothing[2], *sweep.f1]))
+    if best["threshold"] is None:
+        assert (best["precision"], best["recall"]) == pytest.approx(nothing[:2])
+        assert nothing[2] >= max(sweep.f1, default=0.0) - 1e-12
 
 
 def brute_clusters(gold, pred):

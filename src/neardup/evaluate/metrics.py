@@ -70,9 +70,13 @@ class Sweep:
     positives: int = 0  # pairs labelled duplicate (what recall counts when nothing is predicted)
 
     def best(self) -> dict:
-        """The best-F1 point (ties: the strictest threshold)."""
-        if not len(self.thresholds):  # no pair has a score: nothing is predicted duplicate
-            return {"threshold": None, **none_predicted(self.positives)}
+        """The best-F1 point (ties: the strictest threshold). Stricter than every score,
+        nothing is predicted duplicate (threshold None): the best point when no pair has a
+        score, or when no threshold does better (no pair labelled duplicate: F1 1.0 by the
+        empty-set conventions, where every threshold predicts a false positive)."""
+        nothing = {"threshold": None, **none_predicted(self.positives)}
+        if not len(self.thresholds) or nothing["f1"] >= float(np.max(self.f1)):
+            return nothing
         i = int(np.argmax(self.f1))
         return {
             "threshold": float(self.thresholds[i]),

@@ -81,8 +81,8 @@ def load_run(outdir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _check_same_run(summary: dict[str, Any], data_path: Path, outdir: Path) -> None:
-    """``report_data.json`` is the one the summary's run wrote (its manifest's size and
-    SHA-256), and the summary holds the run's counts: a file copied in from another run made a
+    """``report_data.json`` is the one the summary's run wrote (its manifest's SHA-256), and
+    the summary holds the run's counts: a file copied in from another run made a
     page mixing two runs' numbers, a summary without counts one of zeros."""
     if not isinstance(summary.get("counts"), dict):
         raise InputError(
