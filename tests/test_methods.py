@@ -1886,6 +1886,7 @@ def test_copy_rule_shared_number_in_an_inserted_passage_is_no_changed_number():
 _FRAME = [
     "甲",
     "乙",
+    "我",
     "的",
     "第",
     "年",
@@ -1919,6 +1920,13 @@ _REPLACED = [
     "三",
     "june",
     "sunday",
+    "十",  # a Chinese numeral facing a figure: the same number
+    "你",  # with 我: another person
+    "啊",  # facing a figure: a figure put in place of a word
+    "12345",  # an identifier facing a word: left to the alignment
+    "2333",  # laughter facing a word or a counter: no figure
+    "666",
+    "x7speculation",  # letters and digits facing a word: a stray digit
 ]
 
 
@@ -2202,7 +2210,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     from neardup.copyrule import token_codes
     from neardup.copyrule.align import _MAY_MOVE
     from neardup.copyrule.tokens import _week_codes
-    from neardup.copyrule.values import counter_codes, exclusive_codes
+    from neardup.copyrule.values import counter_codes, exclusive_codes, numeral_codes
 
     frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"
     texts = [
@@ -2229,6 +2237,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
         *_week_codes(),
         exclusive_codes(),
         counter_codes(),
+        numeral_codes(),
     )
     assert handled.tolist() == [True, True, True, False, False, False, True, False, True]
     assert changed.tolist() == [True, False, True, False, False, False, False, False, False]
@@ -3034,3 +3043,36 @@ def test_a_figure_changed_at_an_end_of_a_short_text_is_a_changed_value(monkeypat
     det = Detector(store=open_store("memory://"))
     online = [det.add(str(i), t) for i, t in enumerate(texts)]
     assert [int(r.matches[0].id) if r.duplicate else None for r in online] == want
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "copy"),
+    [
+        ("为什么不是10000!", "为什么不是我[泪][泪][泪][泪]", False),
+        ("还差200就凑够了，大家加油", "还差一点就凑够了，大家加油", False),
+        ("说的就是我[给力]", "@李0琴 说的就是你", False),
+        ("我们的国家越来越好了，为祖国点赞", "你们的国家越来越好了，为祖国点赞", False),
+        ("我买了10个苹果回家", "我买了十个苹果回家", True),  # 十 alone: the same number
+        ("谢谢大家1", "谢谢大家啊", True),  # a one-digit counter, as before
+        ("这算是剧透吗[得意地笑]", "这算是剧透？2333", True),  # laughter in digits
+        ("丧心病狂啊...", "丧心病狂233333", True),
+        ("他说今天不来上班了", "她说今天不来上班了", True),  # 他 / 她 read alike: a typo
+        (  # a stray digit glued to a word is no figure (reuters21578_en)
+            "japan has no plans to take new emergency measures 0speculation is rife",
+            "japan has no plans to take new emergency measures speculation is rife",
+            True,
+        ),
+    ],
+)
+def test_copy_rule_26_a_figure_or_a_person_put_in_place_of_words(a, b, copy, monkeypatch):
+    """Copy rule 26 (weibo_ced_zh, read): a figure put in place of a word ("为什么不是10000" /
+    "为什么不是我") and one person put in place of another ("说的就是我" / "说的就是你") were
+    copies — the one-token test read a figure only against another figure, and persons were no
+    closed class. Decided alike by ``compare`` (the alignment) and by a batch (the compiled
+    one-token test)."""
+    from neardup import dedup_texts
+
+    assert create("auto").compare(a, b)["duplicate"] is copy
+    monkeypatch.setenv("NEARDUP_COMPILED_FROM", "0")  # the kernels, however few the texts
+    many = [a, b] + [f"无关的第{i}条微博内容，说点别的事情吧" for i in range(40)]
+    assert bool(dedup_texts(many).clusters.representative[1] == 0) is copy

@@ -397,7 +397,18 @@ def _in_sorted(values, x):
 
 @numba.njit(cache=True, nogil=True)
 def one_replaced(
-    codes, offsets, flags, left, right, moved_lo, moved_hi, week, weekdays, exclusive, counters
+    codes,
+    offsets,
+    flags,
+    left,
+    right,
+    moved_lo,
+    moved_hi,
+    week,
+    weekdays,
+    exclusive,
+    counters,
+    numerals,
 ):
     """The value test of the copy rule (:func:`neardup.copyrule.values._value_changes`) for pairs whose
     token sequences differ in one token replaced by another, and its outcome: ``(handled,
@@ -415,9 +426,12 @@ def one_replaced(
     value changed when both replaced tokens hold a digit — a figure replaced in place, also at
     an end (:func:`neardup.copyrule.values._end_mark`), except two tokens of ``counters`` (the
     one-digit numbers, sorted codes) at the end after a token without digits: a repost's
-    counter —, and
-    the change is hard when both hold a digit and one is a year or identifier, or the token
-    after is a date unit, or the one before a month or 第.
+    counter —, and when one holds a digit and the other not, unless that figure is one of
+    ``counters`` or the other token one of ``numerals`` (sorted codes of Chinese numerals:
+    :func:`neardup.copyrule.values._figure_replaced`; a year, identifier or code facing a word
+    is left to it); the change is hard when both hold a digit
+    and one is a year or identifier, or the token after is a date unit, or the one before a
+    month or 第.
     """
     n = left.shape[0]
     handled = np.zeros(n, np.bool_)
@@ -457,7 +471,15 @@ def one_replaced(
         if _in_sorted(exclusive, x) and _in_sorted(exclusive, y):
             continue
         handled[k] = True
-        if not (fx & TOKEN_DIGIT and fy & TOKEN_DIGIT):
+        digit_x, digit_y = fx & TOKEN_DIGIT != 0, fy & TOKEN_DIGIT != 0
+        if digit_x != digit_y:  # a figure put in place of a word (为什么不是10000 / 我)
+            figure, word, f = (x, y, fx) if digit_x else (y, x, fy)
+            if f & TOKEN_DATED:  # a year, an identifier or letters and digits: the alignment
+                handled[k] = False
+                continue
+            changed[k] = not _in_sorted(counters, figure) and not _in_sorted(numerals, word)
+            continue
+        if not (digit_x and digit_y):
             continue
         # at the end, two one-digit numbers after text are a repost's counter (谢谢1 / 谢谢2)
         changed[k] = not (

@@ -4,6 +4,7 @@ days, words — or as typing errors (:func:`_value_changes`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -306,6 +307,8 @@ def _value_changes(
             2 <= max(len(gap_a), len(gap_b)) <= rule.max_value_tokens
         ):
             names += not _typos(gap_a, gap_b)  # a name, place or title word replaced
+        elif _figure_replaced(gap_a, gap_b, nums_a, nums_b, rule):
+            changes += 1  # 为什么不是10000 / 为什么不是我: a figure put in place of words
         elif len(gap_a) == len(gap_b) == 1 and short:  # sun / phillips raises crude postings
             changes += _replaced_word(gap_a[0], gap_b[0])
     if any(_negated(*gap) for gap in moved) and _negations(a) != _negations(b):
@@ -350,7 +353,7 @@ def _end_mark(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None) ->
     counter = (
         before is not None
         and len(gap_a) == len(gap_b) == 1
-        and all(t.isdigit() and len(t) <= COUNTER_DIGITS for t in (*gap_a, *gap_b))
+        and all(_counter_like(t) for t in (*gap_a, *gap_b))
         and not _DIGIT.search(before)
     )
     return counter
@@ -360,6 +363,55 @@ def _end_mark(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None) ->
 # text drops a decimal point and a per cent sign, so 增长5.3% / 增长4.5% end in 53 / 45 (a
 # one-digit figure there, 增长5% / 增长6%, still reads as a counter)
 COUNTER_DIGITS = 1
+# laughter and praise written in digits (233, 23333: a laugh; 666: well done), which a repost
+# adds where another writes 啊 or 哈哈: words, not figures
+_LAUGHTER = re.compile(r"23{2,}|6{3,}")
+_LAUGHTER_TOKENS = ("233", "2333", "666", "6666")  # those the compiled test reads (5 digits and
+# more make an identifier, which it leaves to the alignment or reads as a hard change alike)
+
+
+def _counter_like(token: str) -> bool:
+    """A number that is no figure where a repost adds it: a counter of at most
+    ``COUNTER_DIGITS`` digits, or laughter written in digits (:data:`_LAUGHTER`)."""
+    return token.isdigit() and (
+        len(token) <= COUNTER_DIGITS or _LAUGHTER.fullmatch(token) is not None
+    )
+
+
+def _figure_replaced(
+    gap_a: Sequence[str],
+    gap_b: Sequence[str],
+    nums_a: Sequence[str],
+    nums_b: Sequence[str],
+    rule: CopyRule,
+) -> bool:
+    """Whether a gap puts a figure in place of words, one for one (为什么不是10000 /
+    为什么不是我, 还差200 / 还差一点): a value changed, where a gap of other words or two
+    figures is read by the other tests. Only a figure that cannot be a repost's counter or
+    laughter (:func:`_counter_like`: 丧心病狂啊 / 丧心病狂2333 stay copies), of digits only
+    (0speculation / speculation: a stray digit), and not facing Chinese numerals the text
+    left unread (10个 / 十个: 十 alone is read as written)."""
+    if bool(nums_a) == bool(nums_b) or len(gap_a) != len(gap_b):
+        return False
+    if len(gap_a) > rule.max_value_tokens:
+        return False
+    figures, words = (nums_a, gap_b) if nums_a else (nums_b, gap_a)
+    if not all(t.isdigit() for t in figures) or all(_counter_like(t) for t in figures):
+        return False  # letters and digits (0speculation): a stray digit, not a figure
+    return not any(t in NUMERAL_CHARACTERS for t in words)
+
+
+# Chinese numerals a compared text may hold as written (the tokenizer reads one only in 第X,
+# X次 ...: :data:`~neardup.copyrule.tokens._CN_NUMBER`): a figure facing one is the same number
+# written otherwise, not a value put in place of words
+NUMERAL_CHARACTERS = frozenset("〇零一二两三四五六七八九十百千万亿")
+
+
+@lru_cache(maxsize=1)
+def numeral_codes() -> np.ndarray:
+    """The token codes of :data:`NUMERAL_CHARACTERS`, sorted: the compiled one-token test
+    reads a figure facing one of them as no change, as :func:`_figure_replaced` does."""
+    return character_codes(sorted(NUMERAL_CHARACTERS))
 
 
 def _with_boilerplate(
@@ -464,6 +516,7 @@ _EXCLUSIVE_CLASSES = (
     "红橙黄绿青蓝紫黑白灰粉棕金银",
     "春夏秋冬",
     "东南西北",
+    "我你他她",  # persons (说的就是我 / 说的就是你); 他 / 她 read alike: an input method's swap
 )
 
 
@@ -640,10 +693,12 @@ def negation_codes() -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def counter_codes() -> np.ndarray:
-    """The token codes of the numbers of at most ``COUNTER_DIGITS`` digits, sorted: the
-    compiled one-token test reads two of them at the end after text as a repost's counter, as
-    :func:`_end_mark` does."""
-    return character_codes([str(n) for n in range(10**COUNTER_DIGITS)])
+    """The token codes of the numbers of at most ``COUNTER_DIGITS`` digits and of the laughter
+    of :data:`_LAUGHTER_TOKENS`, sorted: the compiled one-token test reads two of them at the
+    end after text as a repost's counter, as :func:`_end_mark` does, and one facing a word as
+    no figure, as :func:`_figure_replaced` does (:func:`_counter_like`)."""
+    digits = [str(n) for n in range(10**COUNTER_DIGITS)]
+    return character_codes([*digits, *_LAUGHTER_TOKENS])
 
 
 @lru_cache(maxsize=1)

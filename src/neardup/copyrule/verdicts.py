@@ -25,6 +25,7 @@ from .values import (
     counter_codes,
     exclusive_codes,
     negation_codes,
+    numeral_codes,
 )
 
 
@@ -368,6 +369,7 @@ def _value_verdicts(
             *_week_codes(),
             exclusive_codes(),
             counter_codes(),
+            numeral_codes(),
         )
         done = rest[handled]
         changes[done] = changed[handled]
