@@ -596,3 +596,74 @@ def test_texts_with_nothing_to_compare_are_counted_and_said(tmp_path, capsys, me
     assert summary["method_stats"]["featureless_documents"] == expected
     assert summary["counts"]["kept"] >= expected + 1  # every such text kept, one of the Chinese
     assert f"neardup: {expected} documents have nothing to compare" in capsys.readouterr().err
+
+
+def test_usage_mistakes_name_the_subcommand_and_refuse_abbreviations(tmp_path, capsys):
+    """A new user's mistakes (helper audit): `--meth simhash` ran as `--method simhash` (a
+    script that abbreviates changes meaning when an option is added), and an unknown option
+    printed the top-level usage, not the subcommand's."""
+    path = tmp_path / "in.jsonl"
+    write_jsonl(path, corpus())
+    out = str(tmp_path / "o")
+    for flag in ("--meth", "--metod"):
+        with pytest.raises(SystemExit) as exited:
+            main(["dedup", str(path), "--text-field", "body", flag, "simhash", "-o", out])
+        assert exited.value.code == 2
+        err = capsys.readouterr().err
+        assert "usage: neardup dedup" in err and "unrecognized arguments" in err
+    assert not (tmp_path / "o").exists()  # nothing ran
+    with pytest.raises(SystemExit):
+        main(["index", "add", "--db", str(tmp_path / "s.db"), str(path), "--bogus"])
+    assert "usage: neardup index add" in capsys.readouterr().err
+
+
+def test_ngram_verify_flag_chooses_its_measure(tmp_path):
+    """The README offers `--verify jaccard|edit`, and ngram verifies every candidate by Jaccard
+    or edit similarity: the flag chooses which (it was refused)."""
+    path = tmp_path / "in.jsonl"
+    write_jsonl(path, corpus())
+    out = tmp_path / "o"
+    assert (
+        main(
+            [
+                "dedup",
+                str(path),
+                "--text-field",
+                "body",
+                "--method",
+                "ngram",
+                "--verify",
+                "edit",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert json.loads((out / "summary.json").read_text())["parameters"]["measure"] == "edit"
+
+
+def test_a_failed_run_leaves_no_empty_output_folder(tmp_path, capsys):
+    path = tmp_path / "in.jsonl"
+    write_jsonl(path, corpus())
+    out = tmp_path / "new" / "out"
+    assert (
+        main(["dedup", str(path), "--text-field", "body", "--id-field", "missing", "-o", str(out)])
+        == 2
+    )
+    assert "no id field 'missing'" in capsys.readouterr().err
+    assert not out.exists()
+    kept = tmp_path / "mine"
+    kept.mkdir()
+    assert (
+        main(["dedup", str(path), "--text-field", "body", "--id-field", "missing", "-o", str(kept)])
+        == 2
+    )
+    assert kept.is_dir()  # the user's folder stays
+
+
+def test_compare_refuses_an_idf_fitted_on_its_two_texts(capsys):
+    a, b = "今天天气很好我们去公园散步吧", "今天天气很好我们去公园跑步吧"
+    argv = ["compare", a, b, "--method", "simhash", "--weights", "tfidf", "--idf", "corpus"]
+    assert main(argv) == 2
+    assert "two texts are no corpus" in capsys.readouterr().err

@@ -213,3 +213,21 @@ def test_ids_that_name_no_one_value_are_refused():
     pd = pytest.importorskip("pandas")
     with pytest.raises(ConfigError, match="id column 'id' holds double"):
         dedup_frame(pd.DataFrame({"text": two, "id": [2.0, 1.0, 3.0]}), id="id")
+
+
+def test_an_empty_frame_gives_an_empty_result():
+    """An empty pandas frame's columns are float64: it was refused as 'holds double, not
+    strings' (helper audit)."""
+    pd = pytest.importorskip("pandas")
+    from neardup import dedup_frame
+
+    out = dedup_frame(pd.DataFrame({"id": [], "text": []}), id="id")
+    assert len(out) == 0 and "representative_id" in out.columns
+    assert len(dedup_frame(pd.DataFrame({"text": []}))) == 0
+
+
+def test_results_compare_by_identity():
+    from neardup import dedup_texts
+
+    a = dedup_texts(["一样的文本", "一样的文本"])
+    assert a == a and a != dedup_texts(["一样的文本", "一样的文本"])  # no ValueError from arrays

@@ -30,9 +30,10 @@ from .parallel import resolve_workers
 from .simhash import hamming_distances
 
 
-@dataclass
+@dataclass(eq=False)
 class DedupResult:
-    """Pairs, clusters and per-document evidence of one deduplication run."""
+    """Pairs, clusters and per-document evidence of one deduplication run (compared by
+    identity: its fields are arrays, whose ``==`` has no single truth value)."""
 
     method: str
     pairs: PairSet

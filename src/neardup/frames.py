@@ -210,6 +210,8 @@ def _is_string(type_: pa.DataType) -> bool:
 def _texts(table: pa.Table, name: str) -> list[str]:
     given = _column(table, name, "text")
     column = _values(given)
+    if not len(column):  # an empty pandas column is float64: no row, no text to check
+        return []
     if not _is_string(column.type):
         raise ConfigError(f"text column {name!r} holds {given.type}, not strings")
     if column.null_count:
@@ -238,6 +240,8 @@ def _ids(table: pa.Table, name: str | None) -> pa.Array:
         return pa.array(np.arange(table.num_rows, dtype=np.int64))
     given = _column(table, name, "id")
     ids = _values(given).combine_chunks()
+    if not len(ids):  # an empty pandas column is float64: no row, no id to check
+        return pa.array([], pa.int64())
     if not (_is_string(ids.type) or pa.types.is_integer(ids.type)):
         raise ConfigError(
             f"id column {name!r} holds {given.type}; ids are strings or integers, as "

@@ -43,6 +43,30 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
+    _no_abbreviations(parser)
+    return parser
+
+
+def _no_abbreviations(parser: argparse.ArgumentParser) -> None:
+    """Refuse abbreviated options in ``parser`` and every subcommand's parser (``--meth`` ran as
+    ``--method``: a script that abbreviates breaks, or changes meaning, when an option is added)."""
+    parser.allow_abbrev = False
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        for child in action.choices.values():
+            _no_abbreviations(child)
+
+
+def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace):
+    """The parser of the (sub)command ``args`` ran, so that its errors show its own usage."""
+    for name in ("command", "index_command"):
+        chosen = getattr(args, name, None)
+        subparsers = parser._subparsers
+        if chosen is None or subparsers is None:
+            break
+        action = next((a for a in subparsers._group_actions if chosen in (a.choices or {})), None)
+        if action is None:
+            break
+        parser = action.choices[chosen]
     return parser
 
 
@@ -62,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         explain = getattr(args, "explain_unknown", None)
         reason = explain(extra) if explain is not None else None
         if reason is None:
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
         print(f"neardup: error: {reason}", file=sys.stderr)
         return 2
     if not getattr(args, "func", None):

@@ -104,6 +104,11 @@ def run(args: argparse.Namespace) -> int:
     options = method_options(args)
     if options.get("partial"):  # --option partial=true
         raise ConfigError(_PARTIAL)
+    if options.get("idf") == "corpus":  # fitted on two texts, a word of both weighs nothing
+        raise ConfigError(
+            "--idf corpus fits the IDF table on the input, and two texts are no corpus: give "
+            "--idf default (jieba's table) or the 'word idf' file of the corpus the texts are from"
+        )
     method = create(args.method, tables=loaded_tables(args, {args.method: options}), **options)
     a, b = read_text_arg(args.text_a), read_text_arg(args.text_b)
     for name, text in (("first", a), ("second", b)):

@@ -117,6 +117,8 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, flag, None)
         if value is not None:
             given[name] = value
+    if "verify" in given and "verify" not in fields and "measure" in fields:
+        given["measure"] = given.pop("verify")  # ngram verifies every pair: --verify says how
     if getattr(args, "threshold", None) is not None:
         name = next(
             (f for f in ("threshold", "min_similarity", "text_threshold") if f in fields),

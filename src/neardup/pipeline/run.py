@@ -10,6 +10,7 @@ of documents (:mod:`neardup.inputs`); the method decides (:mod:`neardup.dedup`, 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -168,6 +169,8 @@ def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
 
     warm(method.name, workers=resolve_workers(args.workers), large=_large_input(args))
     out = spool = None
+    existed = os.path.lexists(args.output)  # a run that fails leaves no empty folder it made
+    finished = False
     if any(spec == STDIN or read_once(spec) for spec in (*args.input, args.against) if spec):
         # standard input and pipes are copied next to the outputs (the kept records read the
         # input again)
@@ -181,10 +184,15 @@ def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
             reference = open_inputs(args, [args.against], spool)
         refuse_inputs_in_output(args.output, [inputs, reference], spool)
         out = out or prepare_output(args.output)  # after the inputs are found readable
-        return dedup_run(args, method, inputs, reference, out, t_start), out
+        result = dedup_run(args, method, inputs, reference, out, t_start), out
+        finished = True
+        return result
     finally:
         if spool is not None:
             shutil.rmtree(spool, ignore_errors=True)
+        if not finished and not existed:
+            with contextlib.suppress(OSError):  # only if empty: what a failed run wrote stays
+                Path(args.output).rmdir()
 
 
 def load_tables(path: str | None):
