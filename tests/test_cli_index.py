@@ -344,6 +344,29 @@ def test_a_rerun_resumes_only_in_the_file_it_indexed_or_one_grown_at_its_end(tmp
     assert counts["already_done"] == 0 and counts["inserted"] + counts["duplicate_not_stored"] == 4
 
 
+def test_a_rerun_sees_a_record_changed_past_the_first_64_kilobytes(tmp_path, capsys):
+    """Only the input's first 64 kB identified it: a record rewritten past them (a new id and
+    text at record 500 of 1,000) was counted already done and never stored (audit)."""
+    path = tmp_path / "feed.jsonl"
+    url = f"sqlite:///{tmp_path / 'ix.db'}"
+    add = ["index", "add", str(path), "--db", url, "--id-field", "id", "--quiet"]
+    records = [
+        {"id": f"doc{i}", "text": f"第{i}条：" + "各地抓好落实确保经济运行平稳" * 8}
+        for i in range(1000)
+    ]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    assert main(add) == 0
+    capsys.readouterr()
+    assert path.stat().st_size > 2 * (1 << 16)
+    records[500] = {"id": "NEW-ID-500", "text": "完全不同的一条消息，讲的是体育比赛和天气预报。"}
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    assert main(add) == 0
+    err = capsys.readouterr().err
+    assert "is not the file indexed before" in err
+    counts = json.loads(err.splitlines()[-1])
+    assert counts["already_done"] == 0 and counts["inserted"] == 1  # NEW-ID-500, the rest stored
+
+
 def test_an_id_stored_with_another_text_is_named_skipped_or_replaced(tmp_path, capsys):
     """A record whose id the store holds with another text failed its whole batch with a
     message naming neither file nor record, even with --on-error skip; now it is an error

@@ -289,18 +289,28 @@ def _add_input(
     return seen
 
 
-HEAD_BYTES = 1 << 16  # the start of an input that identifies it for resuming
+HASH_BLOCK = 1 << 20  # bytes read at a time while an input is hashed for resuming
 
 
-def _head(path: str, size: int = HEAD_BYTES) -> dict[str, Any] | None:
-    """The length and a digest of the input's first ``size`` bytes at most (None for standard
-    input or a pipe, which resume by record number alone): a rerun resumes only in the input the checkpoint was made in, or one that grew at
-    its end."""
+def _head(path: str, size: int | None = None) -> dict[str, Any] | None:
+    """The length and a digest of the input's first ``size`` bytes (all of it by default;
+    None for standard input or a pipe, which resume by record number alone): a rerun resumes
+    only in the input the checkpoint was made in, or one that grew at its end — not in one
+    whose records before the checkpoint changed (a file rewritten in place: its first 64 kB
+    were all that was compared, and a record changed past them was never stored). Reading the
+    input once more costs far less than checking and inserting its records."""
     if path == "-" or not stat.S_ISREG(os.stat(path).st_mode):  # a pipe: reading would eat it
         return None
+    digest = hashlib.sha256()
+    read = 0
     with open(path, "rb") as handle:
-        start = handle.read(size)
-    return {"head_bytes": len(start), "head": hashlib.sha256(start).hexdigest()[:16]}
+        while size is None or read < size:
+            block = handle.read(HASH_BLOCK if size is None else min(HASH_BLOCK, size - read))
+            if not block:
+                break
+            digest.update(block)
+            read += len(block)
+    return {"head_bytes": read, "head": digest.hexdigest()[:16]}
 
 
 def _resume_after(mark: str | None, path: str) -> int:
