@@ -614,3 +614,24 @@ def test_adding_to_a_store_in_memory_warns_that_nothing_outlives_the_command(tmp
     db = f"sqlite:///{tmp_path}/s.db"
     assert main(["index", "add", str(path), "--db", db, "--id-field", "id"]) == 0
     assert warning not in capsys.readouterr().err
+
+
+def test_a_store_weighed_by_an_idf_file_is_refused_once_the_file_changed(tmp_path, capsys):
+    """The store kept the IDF file's path, not its contents: after the file was edited it
+    reopened, and five exact copies got other fingerprints and were stored as new (audit)."""
+    idf = tmp_path / "idf.txt"
+    idf.write_text("新闻 5.0\n经济 3.0\n天气 4.0\n", encoding="utf-8")
+    path = tmp_path / "in.jsonl"
+    write(path, TEXTS[:5])
+    url = f"sqlite:///{tmp_path / 'ix.db'}"
+    options = ["--method", "simhash", "--option", "weights=tfidf", "--option", f"idf={idf}",
+               "--option", "features=word"]  # fmt: skip
+    assert main(["index", "add", str(path), "--db", url, "--quiet", *options]) == 0
+    capsys.readouterr()
+    idf.write_text("新闻 1.0\n经济 9.0\n天气 4.0\n", encoding="utf-8")
+    from neardup.idf import load_idf
+
+    load_idf.cache_clear()  # a new process reads the file again
+    write(path, TEXTS[:5])
+    assert main(["index", "add", str(path), "--db", url, "--quiet", *options]) == 2
+    assert "idf_digest" in capsys.readouterr().err

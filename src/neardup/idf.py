@@ -7,6 +7,7 @@ package). A table can also be read from any ``word idf`` text file, or fitted on
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,6 +33,15 @@ class IdfTable:
         pos = np.minimum(pos, len(self.hashes) - 1)
         found = self.hashes[pos] == hashes
         return np.where(found, self.values[pos], self.median)
+
+    def digest(self) -> str:
+        """A digest of the table's contents: stored beside a store's parameters, so that a store
+        whose fingerprints were weighed by another table (the file edited, jieba upgraded) is
+        refused by name rather than silently missing every copy."""
+        h = hashlib.sha256(np.ascontiguousarray(self.hashes, np.uint64).tobytes())
+        h.update(np.ascontiguousarray(self.values, np.float64).tobytes())
+        h.update(np.float64(self.median).tobytes())
+        return h.hexdigest()[:16]
 
     @classmethod
     def from_words(cls, words: list[str], values: np.ndarray) -> IdfTable:

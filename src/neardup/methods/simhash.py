@@ -87,8 +87,16 @@ class SimhashMethod:
         return SimhashIndex(self)
 
     def persisted(self) -> dict[str, Any]:
-        """What defines stored data (checked when a store is reopened)."""
-        return self.config.to_dict()
+        """What defines stored data (checked when a store is reopened): the options, and with
+        TF-IDF weights from a table (``default``: jieba's, or a file), that table's digest —
+        its path or name alone would reopen a store after the table changed, and every stored
+        fingerprint would then differ from a new copy's."""
+        out = self.config.to_dict()
+        if self.config.weights == "tfidf" and self.config.idf != "corpus":
+            from ..idf import load_idf
+
+            out["idf_digest"] = load_idf(self.config.idf).digest()
+        return out
 
     @property
     def threshold(self) -> float:
