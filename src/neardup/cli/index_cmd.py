@@ -55,17 +55,28 @@ def register(sub: argparse._SubParsersAction) -> None:
                 else "with several, each row names its input"
             ),
         )
-        a.add_argument("--format", choices=FORMATS)
-        a.add_argument("--text-field", default="text")
+        a.add_argument(
+            "--format", choices=FORMATS, help="format of every input (default: from each name)"
+        )
+        a.add_argument(
+            "--text-field", default="text", help="field/column holding the text (default: text)"
+        )
         a.add_argument("--id-field", help="id field (default: the record number)")
-        a.add_argument("--on-error", choices=ON_ERROR, default="fail")
+        a.add_argument(
+            "--on-error",
+            choices=ON_ERROR,
+            default="fail",
+            help="bad records: fail with an error naming them, or skip and count them",
+        )
         a.add_argument(
             "--batch-size",
             type=int,
             default=1000,
             help="records per transaction" if name == "add" else "records checked at a time",
         )
-        a.add_argument("--quiet", action="store_true")
+        a.add_argument(
+            "--quiet", action="store_true", help="no progress bar (the counts are still printed)"
+        )
         a.add_argument("--limit", type=int, help=argparse.SUPPRESS)  # stop early (tests)
         if name == "add":
             a.add_argument(
@@ -88,7 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=run_remove)
 
     s = isub.add_parser("stats", help="documents, parameters and version of a store")
-    s.add_argument("--db", default=DEFAULT_DB)
+    s.add_argument("--db", default=DEFAULT_DB, help=f"store URL (default {DEFAULT_DB})")
     s.set_defaults(func=run_stats)
 
 
