@@ -635,3 +635,22 @@ def test_a_store_weighed_by_an_idf_file_is_refused_once_the_file_changed(tmp_pat
     write(path, TEXTS[:5])
     assert main(["index", "add", str(path), "--db", url, "--quiet", *options]) == 2
     assert "idf_digest" in capsys.readouterr().err
+
+
+def test_an_input_whose_name_is_not_utf8_is_added_and_resumed(tmp_path, capsys):
+    """Its checkpoint is named with the bytes escaped (a store holds UTF-8 text)."""
+    import os
+    import sqlite3
+
+    path = tmp_path / os.fsdecode(b"bad\xffname.jsonl")
+    write(path, TEXTS[:10])
+    db = tmp_path / "ix.db"
+    base = ["index", "add", str(path), "--db", f"sqlite:///{db}", "--id-field", "id", "--quiet"]
+    assert main([*base, "--limit", "4"]) == 0
+    assert json.loads(capsys.readouterr().err.strip().splitlines()[-1])["inserted"] == 4
+    assert main(base) == 0
+    again = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert again["already_done"] == 4 and again["documents_in_store"] == 10
+    with sqlite3.connect(db) as conn:
+        (name,) = conn.execute("SELECT name FROM neardup_checkpoints").fetchone()
+    assert name == f"index-add:{path.resolve().parent}/bad\\xffname.jsonl"

@@ -406,3 +406,59 @@ def test_an_integer_id_beyond_64_bits_is_kept_as_written(tmp_path):
         assert [r["id"] for r in csv.DictReader(f)] == [str(big), str(big + 2), str(huge)]
     skipped = [orjson.loads(line) for line in (out / "skipped.jsonl").read_bytes().splitlines()]
     assert [(s["record"], s["reason"]) for s in skipped] == [(3, "bad_id")]
+
+
+def _bytes_path(folder, name: bytes):
+    """``folder/name`` for a name that is not UTF-8, as Python names it (surrogate escapes)."""
+    return folder / os.fsdecode(name)
+
+
+def test_names_that_are_not_utf8_are_read_and_written_escaped(tmp_path):
+    """A file or folder name need not be UTF-8: such inputs are read (their bytes are fine), and
+    every output names them with the bytes escaped (``bad\\xffname.jsonl``), alike everywhere."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    rows = shards()
+    write(_bytes_path(folder, b"bad\xffname.jsonl"), rows["a.jsonl"] + [("a4", " ")])
+    write(tmp_path / "c.parquet", rows["c.parquet"])  # pyarrow opens a path by its UTF-8
+    os.rename(tmp_path / "c.parquet", _bytes_path(folder, b"c\xff.parquet"))
+    write(folder / "b.csv", rows["b.csv"])
+    out = _bytes_path(tmp_path, b"out\xff")  # the output folder's name too
+    assert main(["dedup", str(folder), "-o", str(out), "--on-error", "skip", "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_bytes().decode("utf-8"))
+    inputs = [os.path.basename(row["input"]) for row in summary["inputs"]]
+    assert inputs == ["b.csv", "bad\\xffname.jsonl", "c\\xff.parquet"]
+    assert [row["documents"] for row in summary["inputs"]] == [3, 3, 3]
+    assert summary["outputs"]["kept"] == [
+        "kept/b.csv",
+        "kept/bad\\xffname.jsonl",
+        "kept/c\\xff.parquet",
+    ]
+    for name in summary["outputs"]["kept"]:
+        assert (out / name).is_file()
+    kept_c = pq.read_table(pa.OSFile(os.fsencode(out / "kept/c\\xff.parquet")))
+    assert kept_c.num_rows == summary["inputs"][2]["kept"]
+    ids = clusters(out)  # ids without --id-field name the input: escaped as well
+    assert {"bad\\xffname.jsonl:1", "c\\xff.parquet:3", "b.csv:1"} <= set(ids)
+    (skip,) = map(orjson.loads, (out / "skipped.jsonl").read_bytes().splitlines())
+    assert skip["input"].endswith("bad\\xffname.jsonl") and skip["id"] == "bad\\xffname.jsonl:4"
+    orjson.loads((out / "report_data.json").read_bytes())  # valid UTF-8 JSON
+    # one such file alone, given by name: the same names
+    alone = tmp_path / "alone"
+    assert run(_bytes_path(folder, b"bad\xffname.jsonl"), "-o", alone, "--on-error", "skip") == 0
+    summary = json.loads((alone / "summary.json").read_text(encoding="utf-8"))
+    assert summary["input"] == str(folder / "bad\\xffname.jsonl")
+
+
+def test_a_name_not_utf8_is_named_escaped_in_errors(tmp_path, capsys):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _bytes_path(folder, b"bad\xffname.jsonl").write_bytes(b'{"doc": "a1"}\n')
+    assert run(_bytes_path(folder, b"bad\xffname.jsonl"), "-o", tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert "bad\\xffname.jsonl, record 1: no text field" in err and "Traceback" not in err
+    # a name that is not UTF-8 and one that spells its escape would be one name in the outputs
+    write(folder / "bad\\xffname.jsonl", shards()["a.jsonl"])
+    write(_bytes_path(folder, b"bad\xffname.jsonl"), shards()["a.jsonl"])
+    assert run(folder, "-o", tmp_path / "out") == 2
+    assert "two inputs are both named bad\\xffname.jsonl" in capsys.readouterr().err

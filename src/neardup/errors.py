@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+from .shown import shown_path
+
 
 class NeardupError(Exception):
     """Base class of every error neardup raises on purpose."""
@@ -31,6 +33,7 @@ class InputError(NeardupError, ValueError):
     def __init__(self, message: str, *, source: str | None = None, record: int | None = None):
         where = ""
         if source is not None:
+            source = shown_path(source)  # a file name need not be UTF-8
             where = f"{source}"
             if record is not None:
                 where += f", record {record}"

@@ -34,6 +34,7 @@ from .readers import (
     field_of_records,
     split_suffix,
 )
+from .shown import shown_path
 
 STDIN = "-"
 STDIN_LABEL = "<stdin>"
@@ -50,7 +51,7 @@ def expand(specs: list[str]) -> list[str]:
     for f in files:
         key = f if f == STDIN else os.path.realpath(f)
         if key in seen:
-            what = "standard input ('-')" if f == STDIN else f"the file {f!r}"
+            what = "standard input ('-')" if f == STDIN else f"the file {shown_path(f)!r}"
             raise ConfigError(f"{what} is given twice as an input; name each input once")
         seen[key] = f
     return files
@@ -87,12 +88,23 @@ def _known_format(name: str) -> bool:
 
 
 def labels(files: list[str]) -> list[str]:
-    """Short names of the inputs: paths relative to their common folder (``<stdin>`` for ``-``)."""
+    """Short names of the inputs: paths relative to their common folder (``<stdin>`` for ``-``),
+    as outputs name them (:func:`~neardup.shown.shown_path`: bytes that are not UTF-8 escaped)."""
     real = [os.path.abspath(f) for f in files if f != STDIN]
     if len(real) == 1 and len(files) == 1:
-        return [files[0]]
+        return [shown_path(files[0])]
     base = os.path.commonpath([os.path.dirname(p) for p in real]) if real else ""
-    return [STDIN_LABEL if f == STDIN else os.path.relpath(os.path.abspath(f), base) for f in files]
+    shown = [
+        STDIN_LABEL if f == STDIN else shown_path(os.path.relpath(os.path.abspath(f), base))
+        for f in files
+    ]
+    if len(set(shown)) < len(shown):  # a name holding "\\xff" as written and one escaped so
+        twice = next(s for s in shown if shown.count(s) > 1)
+        raise ConfigError(
+            f"two inputs are both named {twice} once their bytes that are not UTF-8 are "
+            "written as escapes: their ids and kept files would mix; rename one"
+        )
+    return shown
 
 
 def spool_stdin(directory: Path) -> Path:
@@ -170,7 +182,7 @@ class Inputs:
             if f == STDIN:
                 reader.source = STDIN_LABEL
             elif path != Path(f):
-                reader.source = f  # messages name the input as given, not its spooled copy
+                reader.source = shown_path(f)  # messages name the input as given, not its copy
             self.readers.append(reader)
         if text_field != "text" and all(r.format == "text" for r in self.readers):
             # with records among the inputs the option is theirs (a text file ignores it)

@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from . import blocks
-from .readers import RecordReader, open_binary, split_suffix, stream_errors, without_bom
+from .readers import RecordReader, arrow_file, open_binary, split_suffix, stream_errors, without_bom
 
 _EXT = {"jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet", "text": ".txt"}
 _COMPRESSIONS = ("", ".gz", ".zst")
@@ -189,12 +189,13 @@ def _batches(reader: RecordReader, keep: set[int]) -> Iterator[Any]:
 
     wanted = np.fromiter(keep, np.int64, count=len(keep))
     row = 0
-    for batch in pq.ParquetFile(reader.path).iter_batches(batch_size=65536):
-        numbers = np.arange(row + 1, row + 1 + batch.num_rows)
-        row += batch.num_rows
-        mask = np.isin(numbers, wanted)
-        if mask.any():
-            yield batch.filter(mask)
+    with arrow_file(reader.path) as source:
+        for batch in pq.ParquetFile(source).iter_batches(batch_size=65536):
+            numbers = np.arange(row + 1, row + 1 + batch.num_rows)
+            row += batch.num_rows
+            mask = np.isin(numbers, wanted)
+            if mask.any():
+                yield batch.filter(mask)
 
 
 def _json_lines(reader: RecordReader, keep: set[int], capture: Capture = None) -> Iterator[bytes]:
@@ -228,10 +229,8 @@ def _same_layout(readers: Sequence[RecordReader]) -> bool:
     if len(readers) == 1 or fmt in ("jsonl", "text"):
         return True
     if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        first = pq.read_schema(readers[0].path)
-        return all(pq.read_schema(r.path).equals(first) for r in readers[1:])
+        first = _schema(readers[0])
+        return all(_schema(r).equals(first) for r in readers[1:])
     first = _header(readers[0])
     return all(_header(r) == first for r in readers[1:])
 
@@ -253,11 +252,19 @@ def _csv(readers: Sequence[RecordReader], keeps: Sequence[set[int]], out: Binary
 def _parquet(readers: Sequence[RecordReader], keeps: Sequence[set[int]], path: Path) -> int:
     import pyarrow.parquet as pq
 
-    schema = pq.read_schema(readers[0].path)
+    schema = _schema(readers[0])
     written = 0
-    with pq.ParquetWriter(path, schema) as writer:
+    with arrow_file(path, "wb") as sink, pq.ParquetWriter(sink, schema) as writer:
         for reader, keep in zip(readers, keeps, strict=True):
             for batch in _batches(reader, keep):
                 writer.write_batch(batch)
                 written += batch.num_rows
     return written
+
+
+def _schema(reader: RecordReader) -> Any:
+    """The Arrow schema of a Parquet input."""
+    import pyarrow.parquet as pq
+
+    with arrow_file(reader.path) as source:
+        return pq.read_schema(source)

@@ -21,7 +21,6 @@ import csv
 import gzip
 import io
 import os
-import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ import orjson
 from isal import igzip, isal_zlib  # ISA-L's gzip: the same format, 2-4x zlib's speed
 
 from .errors import ConfigError, InputError
+from .shown import SURROGATE, escape_undecodable, shown_path
 
 FORMATS = ("jsonl", "csv", "tsv", "parquet", "text")
 ON_ERROR = ("fail", "skip")
@@ -59,7 +59,6 @@ def named_formats(formats: tuple[str, ...]) -> str:
     return f"{', '.join(named)}, optionally {' or '.join(_COMPRESSIONS)}"
 
 
-SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or lone surrogates
 # reasons of a Skipped entry standing for a lost tail
 LOST_TAIL = ("truncated", "corrupt_stream", "unclosed_quote")
 csv.field_size_limit(1 << 30)
@@ -94,7 +93,7 @@ def split_suffix(path: str | os.PathLike) -> tuple[str, str]:
     fmt = _SUFFIX_FORMAT.get(Path(name).suffix)
     if fmt is None:
         raise ConfigError(
-            f"cannot tell the format of {os.fspath(path)!r} from its name; pass --format "
+            f"cannot tell the format of {shown_path(path)!r} from its name; pass --format "
             f"({', '.join(FORMATS)})"
         )
     return fmt, compression
@@ -109,6 +108,14 @@ def compression_of(path: str | os.PathLike) -> str:
 # ISA-L's level 2: the size of zlib's level 3 (weibo_ced_zh's 176 MB: 32.5 MB) at four times
 # zlib level 1's speed (0.16 s vs 0.69 s); ISA-L also decompresses twice as fast (0.29 vs 0.65 s)
 GZIP_LEVEL = 2
+
+
+def arrow_file(path: str | os.PathLike, mode: str = "rb") -> Any:
+    """pyarrow's file of ``path``, opened by its bytes: pyarrow encodes a path given as text to
+    UTF-8, which a name that is not UTF-8 (``bad\\xffname.parquet``) cannot be."""
+    import pyarrow as pa
+
+    return pa.OSFile(os.fsencode(path), mode)
 
 
 def open_binary(path: str | os.PathLike, mode: str = "rb", *, replayed: bool = False) -> BinaryIO:
@@ -185,16 +192,6 @@ def stream_errors() -> tuple[type[Exception], ...]:
     return (EOFError, gzip.BadGzipFile, zlib.error, isal_zlib.error, zstandard.ZstdError)
 
 
-def escape_undecodable(value: str) -> str:
-    """``value`` with undecodable bytes written as ``\\xff`` escapes, so it encodes as UTF-8."""
-    return SURROGATE.sub(_escape_surrogate, value)
-
-
-def _escape_surrogate(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
-
-
 # compressions neardup does not read, and the command that decompresses each to a pipe
 _UNREAD = {".bz2": "bzcat", ".xz": "xzcat", ".lzma": "xzcat", ".lz4": "lz4cat", ".zip": "unzip -p"}
 
@@ -209,9 +206,11 @@ def check_input(path: str | os.PathLike) -> Path:
         raise InputError("permission denied", source=str(p))
     unread = _UNREAD.get(p.suffix.lower())
     if unread is not None:
+        shown = shown_path(p)
         raise InputError(
             f"{p.suffix} compression is not read (.gz and .zst are); decompress it first "
-            f"(`{unread} {p} > FILE`, or into a pipe: `{unread} {p} | neardup dedup - ...`)",
+            f"(`{unread} {shown} > FILE`, or into a pipe: "
+            f"`{unread} {shown} | neardup dedup - ...`)",
             source=str(p),
         )
     return p
@@ -420,8 +419,8 @@ def field_of_records(path: str | os.PathLike, option: str, fmt: str | None) -> s
         else "pass --format if the file is not plain text"
     )
     return (
-        f"{path}: {option} names a field of JSON Lines, CSV/TSV or Parquet records; a text file "
-        f"holds one document per line (its id is the line number): drop {option}, or {fix}"
+        f"{shown_path(path)}: {option} names a field of JSON Lines, CSV/TSV or Parquet records; a "
+        f"text file holds one document per line (its id is the line number): drop {option}, or {fix}"
     )
 
 
@@ -450,7 +449,7 @@ class RecordReader:
         self.text_field = text_field
         self.id_field = id_field
         self.on_error = on_error
-        self.source = str(self.path)
+        self.source = shown_path(self.path)  # as messages and outputs name it
         self.stamp = _stamp(self.path)  # what the file was when the run first saw it
 
     def check_unchanged(self) -> None:
@@ -619,7 +618,7 @@ class RecordReader:
         import pyarrow.parquet as pq
 
         try:
-            pfile = pq.ParquetFile(self.path)
+            pfile = pq.ParquetFile(arrow_file(self.path))
         except Exception as exc:  # pyarrow raises several types for a bad file
             raise InputError(f"not a readable Parquet file ({exc})", source=self.source) from None
         names = pfile.schema_arrow.names

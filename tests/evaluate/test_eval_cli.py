@@ -619,3 +619,14 @@ def test_a_file_of_unknown_format_is_named_without_an_option_eval_lacks(tmp_path
     for name, content in (("p.json", row), ("p.ndjson.gz", gzip.compress(row)), ("P.JSONL", row)):
         (tmp_path / name).write_bytes(content)  # each name the message offers is read
         assert main(["eval", str(tmp_path / name), "-o", str(tmp_path / "r2"), "--quiet"]) == 0
+
+
+def test_a_data_file_whose_name_is_not_utf8_is_read_and_named_escaped(tmp_path):
+    import os
+
+    data = write_jsonl(tmp_path / os.fsdecode(b"p\xff.jsonl"), pairs_rows())
+    out = tmp_path / os.fsdecode(b"report\xff")
+    assert main(["eval", data, "--methods", "ngram", "-o", str(out), "--quiet"]) == 0
+    report = json.loads((out / "report.json").read_bytes().decode("utf-8"))
+    assert report["input"] == str(tmp_path.resolve() / "p\\xff.jsonl")
+    assert report["records"] == len(pairs_rows())

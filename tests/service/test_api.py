@@ -213,3 +213,15 @@ def test_a_body_that_is_not_declared_json_is_415_and_health_answers_head(client)
     spaced = {"X-API-Key": " sekret "}  # the space around a header value is not part of it
     r = client.post("/v1/documents", json={"id": "s", "text": TEXT}, headers=spaced)
     assert r.status_code == 200
+
+
+def test_stats_of_a_store_whose_path_is_not_utf8_name_it_escaped(tmp_path):
+    import os
+
+    folder = tmp_path / os.fsdecode(b"db\xff")
+    folder.mkdir()
+    det = Detector(store=open_store(f"sqlite:///{folder}/s.db"))
+    client = TestClient(create_app(det, api_key="sekret"), headers={"X-API-Key": "sekret"})
+    r = client.get("/v1/stats")
+    assert r.status_code == 200
+    assert r.json()["store"]["url"] == f"sqlite:///{tmp_path}/db\\xff/s.db"

@@ -10,6 +10,7 @@ import sys
 from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..pipeline.run import KEPT_MODES, DedupOptions, run_dedup
 from ..readers import FORMATS, ON_ERROR
+from ..shown import shown_path
 from .options import add_method_options, add_workers_option, method_options, output_directory
 
 
@@ -149,11 +150,11 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet and c["skipped"]:  # what was left out is said also when nothing else is
         print(
             f"neardup: {c['skipped']} of {c['records_read']} records skipped "
-            f"({out / 'skipped.jsonl'})",
+            f"({shown_path(out / 'skipped.jsonl')})",
             file=sys.stderr,
         )
     if not args.quiet:
-        against = f" (against {args.against})" if args.against else ""
+        against = f" (against {shown_path(args.against)})" if args.against else ""
         ref_skipped = summary.get("reference", {}).get("skipped") or 0
         skipped = f"{c['skipped']} skipped" + (
             f" (and {ref_skipped} of the reference: reference_skipped.jsonl)" if ref_skipped else ""
@@ -161,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"neardup: {c['records_read']} records: {c['kept']} kept, {c['duplicates_removed']} "
             f"duplicates removed{against} in {c['duplicate_clusters']} clusters, "
-            f"{skipped}; {summary['seconds']['total']:.1f}s -> {out}",
+            f"{skipped}; {summary['seconds']['total']:.1f}s -> {shown_path(out)}",
             file=sys.stderr,
         )
         empty = summary.get("method_stats", {}).get("featureless_documents", 0)

@@ -8,6 +8,7 @@ import sys
 from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD
 from ..readers import ON_ERROR
+from ..shown import shown_path
 from .options import (
     METHOD_NAMES,
     add_tables_option,
@@ -129,5 +130,5 @@ def run(args: argparse.Namespace) -> int:
                 f"F1 {s['f1']:.3f}",
                 file=sys.stderr,
             )
-        print(f"neardup: report -> {html_path}", file=sys.stderr)
+        print(f"neardup: report -> {shown_path(html_path)}", file=sys.stderr)
     return 0

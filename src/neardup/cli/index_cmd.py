@@ -20,6 +20,7 @@ from ..errors import ConfigError, DocumentConflictError, InputError, StoreError
 from ..inputs import Inputs
 from ..pipeline.reading import progress, warn_lost_tail
 from ..readers import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
+from ..shown import shown_path
 from ..store.url import redact
 from .detector_options import (
     DEFAULT_DB,
@@ -233,9 +234,9 @@ def _add_input(
     records its checkpoint (named by the input's path) says were committed; how many records
     were read past it."""
     path = str(reader.path)
-    name = "index-add:" + str(Path(path).resolve())
+    name = "index-add:" + shown_path(Path(path).resolve())  # a store holds UTF-8 text
     head = _head(path)
-    done = _resume_after(detector.store.get_checkpoint(name), path)
+    done = _resume_after(detector.store.get_checkpoint(name), path, reader.source)
     batch: list[Record] = []
     last = done
     numbered = args.id_field is None  # ids are record numbers
@@ -324,7 +325,7 @@ def _head(path: str, size: int | None = None) -> dict[str, Any] | None:
     return {"head_bytes": read, "head": digest.hexdigest()[:16]}
 
 
-def _resume_after(mark: str | None, path: str) -> int:
+def _resume_after(mark: str | None, path: str, source: str) -> int:
     """The record after which a rerun continues: the checkpoint's, unless the input at that
     path is another file than the one indexed before (its start differs), which is read from
     the start (documents already stored come back unchanged)."""
@@ -342,7 +343,7 @@ def _resume_after(mark: str | None, path: str) -> int:
     known = {"head_bytes": size, "head": found.get("head")}
     if isinstance(size, int) and _head(path, size) not in (None, known):
         print(
-            f"neardup: {path} is not the file indexed before at this path (its start "
+            f"neardup: {source} is not the file indexed before at this path (its start "
             "changed): reading it from the start; documents already stored come back "
             "unchanged",
             file=sys.stderr,

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..report.page import write_report
+from ..shown import shown_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,5 +26,5 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     path = write_report(args.output)
     if not args.quiet:
-        print(f"neardup: report -> {path}", file=sys.stderr)
+        print(f"neardup: report -> {shown_path(path)}", file=sys.stderr)
     return 0

@@ -47,6 +47,7 @@ from ..readers import (
     read_id,
     split_suffix,
 )
+from ..shown import shown_path
 
 KINDS = ("pairs", "clusters")
 EVAL_FORMATS = ("jsonl", "csv", "tsv")  # formats of labelled evaluation data
@@ -109,11 +110,13 @@ def _rows(
         fmt, _ = split_suffix(path)
     except ConfigError:  # its message offers --format, which eval does not take
         raise ConfigError(
-            f"cannot tell the format of {str(path)!r} from its name: evaluation data is "
+            f"cannot tell the format of {shown_path(path)!r} from its name: evaluation data is "
             f"{named_formats(EVAL_FORMATS)}; name the file so"
         ) from None
     if fmt not in EVAL_FORMATS:
-        raise ConfigError(f"{path}: evaluation data must be JSON Lines, CSV or TSV, not {fmt}")
+        raise ConfigError(
+            f"{shown_path(path)}: evaluation data must be JSON Lines, CSV or TSV, not {fmt}"
+        )
     reader = _RowReader(path, fmt=fmt, on_error="fail" if bad is None else bad.on_error)
     for item in reader:
         if isinstance(item, Skipped):  # only under on_error="skip": the reader raises otherwise

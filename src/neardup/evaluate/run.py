@@ -204,13 +204,15 @@ def _refuse_other_kind(data_path: str, kind: str, given: dict[str, Any], *, dete
     """An option of the other kind of data would be ignored without a word (a ``--corpus``
     file not even opened): an error naming the kind it belongs to."""
     from ..errors import ConfigError
+    from ..shown import shown_path
 
     for option, value in given.items():
         if value is None or KIND_OPTIONS[option] == kind:
             continue
         how = ", as its first record's fields tell (--kind to say otherwise)" if detected else ""
         raise ConfigError(
-            f"{option} is an option of {KIND_NAMES[KIND_OPTIONS[option]]}, and {data_path} is "
+            f"{option} is an option of {KIND_NAMES[KIND_OPTIONS[option]]}, and "
+            f"{shown_path(data_path)} is "
             f"{KIND_NAMES[kind]}{how}: leave {option} out"
         )
 
@@ -239,6 +241,7 @@ def evaluate_file(
     from .. import __version__
     from ..config import FINGERPRINT_VERSION
     from ..errors import InputError
+    from ..shown import shown_path
     from . import datasets
     from .metrics import CONVENTIONS
     from .report import refuse_foreign_files, require_plots, write_report
@@ -281,7 +284,7 @@ def evaluate_file(
     report = {
         "neardup_version": __version__,
         "fingerprint_version": FINGERPRINT_VERSION,
-        "input": str(Path(data_path).resolve()),
+        "input": shown_path(Path(data_path).resolve()),
         "sha256": datasets.sha256(data_path),
         "kind": kind,
         "label_field": label_field if kind == "pairs" else cluster_field,

@@ -25,7 +25,7 @@ from ..dedup import DedupResult
 from ..errors import InputError
 from ..kept import KEPT_DIR, KEPT_NAMES
 from ..pairs import METHODS
-from ..readers import Skipped, escape_undecodable
+from ..readers import Skipped, arrow_file, escape_undecodable
 from ..report.page import is_report_page
 from .ids import Ids
 
@@ -218,7 +218,7 @@ def write_clusters(
     all_ids = ids.arrow()
     names = ("cluster_id", "representative_id", "distance", "similarity", "method")
     schema = _clusters_schema(reference)
-    with pcsv.CSVWriter(path, schema) as writer:
+    with arrow_file(path, "wb") as sink, pcsv.CSVWriter(sink, schema) as writer:
         for lo in range(start, len(all_ids), CLUSTER_ROWS):
             rows = slice(lo, min(lo + CLUSTER_ROWS, len(all_ids)))
             columns = cluster_columns(all_ids, result, rows, no_method="")

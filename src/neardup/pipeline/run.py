@@ -42,6 +42,7 @@ from ..report.sample import (
     texts_from_records,
     wanted_documents,
 )
+from ..shown import shown_path
 from .ids import Ids
 from .outputs import (
     REPORT,
@@ -233,13 +234,13 @@ def refuse_inputs_in_output(output: str, parts: list[Any], spool: Path | None) -
                 continue
             if path == out:
                 raise ConfigError(
-                    f"the output directory {output} is the input {reader.source}: -o names a "
-                    "directory for the run's outputs; choose another (for example -o out/)"
+                    f"the output directory {shown_path(output)} is the input {reader.source}: -o "
+                    "names a directory for the run's outputs; choose another (for example -o out/)"
                 )
             if path.is_relative_to(out) and _is_output_name(path.relative_to(out)):
                 raise ConfigError(
-                    f"the input {reader.source} is an output of a run into {output} (a run "
-                    "would replace it, and read its outputs as input); choose another output "
+                    f"the input {reader.source} is an output of a run into {shown_path(output)} (a "
+                    "run would replace it, and read its outputs as input); choose another output "
                     "directory (-o) or move the file"
                 )
 
@@ -344,9 +345,11 @@ def _cannot_write(exc: OSError, stage: Path, out: Path) -> str:
     reason = exc.strerror or str(exc)
     name = str(exc.filename) if exc.filename else None
     if name is not None and not Path(name).resolve().is_relative_to(stage.resolve()):
-        return f"cannot read {name} ({reason}); the run is not published (no summary.json)"
+        return (
+            f"cannot read {shown_path(name)} ({reason}); the run is not published (no summary.json)"
+        )
     name = str(out) if name is None else name.replace(str(stage), str(out))
-    return f"cannot write {name} ({reason}); the run is not published (no summary.json)"
+    return f"cannot write {shown_path(name)} ({reason}); the run is not published (no summary.json)"
 
 
 def against_store(args, method, inputs: Inputs, url: str, timings) -> tuple:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
+from ..shown import shown_path
+
 # Query parameters that never carry a secret; every other value is masked.
 _SHOWN_PARAMETERS = frozenset(
     {
@@ -28,7 +30,10 @@ def redact(url: str) -> str:
 
     >>> redact("postgresql://app:s3cret@db:5432/x?sslmode=require&password=p")
     'postgresql://app:***@db:5432/x?sslmode=require&password=***'
+
+    A path's bytes that are not UTF-8 are written as escapes (``sqlite:////srv/db\\xff``).
     """
+    url = shown_path(url)
     try:
         parts = urlsplit(url)
     except ValueError:
