@@ -30,8 +30,7 @@ def pg_url() -> str:
     return PG_URL
 
 
-@pytest.fixture
-def pg_schema_url():
+def _fresh_schema():
     """A PostgreSQL URL whose search_path is a fresh, empty schema (dropped afterwards)."""
     url = pg_url()
     psycopg = pytest.importorskip("psycopg")
@@ -42,6 +41,18 @@ def pg_schema_url():
     yield f"{url}{sep}options=-csearch_path%3D{schema}"
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def pg_schema_url():
+    """A PostgreSQL URL whose search_path is a fresh, empty schema (dropped afterwards)."""
+    yield from _fresh_schema()
+
+
+@pytest.fixture
+def pg_other_schema_url():
+    """Another fresh schema of the same database (a second store beside ``pg_schema_url``)."""
+    yield from _fresh_schema()
 
 
 @pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

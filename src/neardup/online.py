@@ -43,6 +43,10 @@ from .simhash import feature_hash
 from .store.base import StoredDocument
 
 DETECTOR_METHODS = online_methods()
+# the longest id a document may be stored under, in characters: PostgreSQL's unique index on ids
+# refuses an entry past 2,704 bytes (512 characters of at most 4 UTF-8 bytes each stay under
+# it), and every store, every caller (HTTP API, index add, library) takes the same limit
+MAX_ID_LENGTH = 512
 RESTORE_CHUNK = 50_000  # stored documents put back into the index per call (bounded memory)
 # a story and a near-copy of it (a homophone, a changed figure, a second paragraph): every
 # step of every method's verification runs on them
@@ -233,6 +237,9 @@ class Detector:
             raise InputError(
                 f"the id of document {doc_id!r} is not valid Unicode (an unpaired surrogate)"
             )
+        too_long = id_too_long(doc_id)
+        if too_long:
+            raise InputError(too_long)
         _check_text(text, f"the text of document {doc_id!r}")
         return _Item(doc_id, text)
 
@@ -629,6 +636,17 @@ def _check_id(doc_id: Any) -> None:
         raise InputError(f"a document id must be a string, not {type(doc_id).__name__} {doc_id!r}")
     if "\x00" in doc_id:
         raise InputError(f"document id {doc_id!r} holds a NUL character; ids cannot")
+
+
+def id_too_long(doc_id: str) -> str | None:
+    """Why ``doc_id`` cannot be stored (longer than :data:`MAX_ID_LENGTH`), or None. Only new
+    documents are refused: an id stored before the limit can still be read and removed."""
+    if len(doc_id) <= MAX_ID_LENGTH:
+        return None
+    return (
+        f"id {doc_id[:40]!r}... is {len(doc_id)} characters long; ids are at most "
+        f"{MAX_ID_LENGTH} characters"
+    )
 
 
 def _check_text(text: Any, name: str) -> None:

@@ -5,15 +5,22 @@ PostgreSQL: several detectors (each its own connection, as separate processes ha
 correct: every decision sees what the others committed before it.
 """
 
+import json
+import random
 import sqlite3
+import string
 import subprocess
 import sys
+import threading
+import time
 
+import orjson
 import pytest
 
+from neardup.cli import main
 from neardup.errors import ConfigError, InputError, StoreBusyError, StoreError
-from neardup.online import Detector, DocumentConflictError
-from neardup.store import open_store
+from neardup.online import MAX_ID_LENGTH, Detector, DocumentConflictError
+from neardup.store import StoredDocument, open_store
 
 STORY = (
     "国务院总理主持召开国务院常务会议，部署进一步稳外贸稳外资的措施，要求各地区各部门抓好落实，"
@@ -301,3 +308,120 @@ def test_a_file_that_is_not_a_database_is_refused_untouched(tmp_path):
         open_store(f"sqlite:///{notes}")
     assert notes.read_text() == "hello, these are my notes\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no lock file beside it
+
+
+# an id far past PostgreSQL's 2,704-byte limit on a unique-index entry, even compressed
+LONG_ID = "".join(random.Random(7).choices(string.ascii_letters, k=4000))
+THIRD = "体育新闻：昨晚的足球联赛中，主队在补时阶段打进制胜一球，以二比一战胜来访的客队。"
+
+
+def test_an_id_past_the_limit_is_refused_before_any_store_sees_it(store_url):
+    """One limit for every caller and every store (the HTTP API's): an id no request could
+    send again is not stored by the library either."""
+    det = Detector(store=open_store(store_url))
+    assert det.add("x" * MAX_ID_LENGTH, STORY).status == "inserted"
+    with pytest.raises(InputError, match=rf"is {MAX_ID_LENGTH + 1} characters long; ids are at"):
+        det.add("y" * (MAX_ID_LENGTH + 1), OTHER)
+    with pytest.raises(InputError, match="ids are at most 512 characters"):
+        det.add_many([("ok", OTHER), (LONG_ID, THIRD)])
+    assert "ok" not in det and len(det) == det.store.count() == 1
+    det.close()
+
+
+def test_an_over_long_id_is_a_named_bad_record_of_index_add(store_url, tmp_path, capsys):
+    """On PostgreSQL one such id failed its whole batch as "storage unavailable" (exit 2, no
+    record named, --on-error skip ignored, every rerun failing at the same place); on SQLite
+    it was stored under an id the HTTP API can never send."""
+    path = tmp_path / "in.jsonl"
+    rows = [("a", STORY), (LONG_ID, OTHER), ("c", THIRD)]
+    path.write_bytes(b"".join(orjson.dumps({"id": i, "text": t}) + b"\n" for i, t in rows))
+    base = ["index", "add", str(path), "--db", store_url, "--id-field", "id", "--quiet"]
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "in.jsonl, record 2: id '" in err and "is 4000 characters long" in err
+    assert "unavailable" not in err and LONG_ID not in err  # named, not printed whole
+    assert main([*base, "--on-error", "skip"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped " in err and "in.jsonl, record 2: id '" in err
+    counts = json.loads(err.strip().splitlines()[-1])
+    assert counts["skipped_by_reason"] == {"bad_id": 1} and counts["skipped"] == 1
+    assert counts["inserted"] == 2 and counts["documents_in_store"] == 2
+
+
+@pytest.mark.postgres
+def test_data_the_database_refuses_is_an_error_not_busy(pg_schema_url):
+    """psycopg files "index row size exceeds btree maximum" (a program limit) under
+    OperationalError: it was reported as "storage unavailable", retry-later wording, though
+    sending it again fails the same way."""
+    store = open_store(pg_schema_url)
+    with pytest.raises(StoreError, match="refused the data") as caught:
+        store.put_many([StoredDocument(LONG_ID, 1, 1, 1)])
+    assert not isinstance(caught.value, StoreBusyError)
+    store.put_many([StoredDocument("ok", 1, 1, 1)])  # the connection goes on
+    assert store.count() == 1
+    store.close()
+
+
+def _in_thread(call):
+    """Start ``call`` in a thread; the thread, and a dict that gets its result or error and
+    the seconds it took."""
+    out = {}
+
+    def run():
+        start = time.monotonic()
+        try:
+            out["result"] = call()
+        except Exception as exc:
+            out["error"] = exc
+        out["seconds"] = time.monotonic() - start
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, out
+
+
+@pytest.mark.postgres
+def test_a_store_in_another_schema_does_not_wait_for_this_ones_lock(
+    pg_schema_url, pg_other_schema_url
+):
+    """Every store of a database shared one advisory-lock key: a long write on store A (a
+    DELETE deciding thousands of duplicates again) held up every write of store B."""
+    a = open_store(pg_schema_url)
+    b = open_store(pg_other_schema_url)
+    with a.writing():  # A's writer lock held, as by a long write
+        thread, out = _in_thread(lambda: b.put_many([StoredDocument("b1", 1, 1, 1)]))
+        thread.join(timeout=3)
+        waited = thread.is_alive()
+    thread.join()
+    assert not waited and "error" not in out
+    assert b.get("b1") is not None and a.count() == 0
+    a.close()
+    b.close()
+
+
+@pytest.mark.postgres
+def test_a_write_behind_a_held_lock_is_busy_within_the_timeout(pg_schema_url):
+    """A write waited for a held writer lock without end (and /v1/check with it, behind the
+    detector's lock): now it fails as busy (the service's 503 with Retry-After) after the
+    store's lock timeout, and a check waits no longer than that."""
+    holder = open_store(pg_schema_url)
+    det = Detector(store=open_store(pg_schema_url))
+    det.add("kept", OTHER)
+    det.store.lock_timeout = 0.5
+    with holder.writing():  # another process's write, holding the lock
+        writing, wrote = _in_thread(lambda: det.add("a", STORY))
+        time.sleep(0.2)  # the write is waiting, holding the detector's lock
+        checking, checked = _in_thread(lambda: det.check(OTHER))
+        writing.join(timeout=10)
+        checking.join(timeout=10)
+        waited = writing.is_alive() or checking.is_alive()
+    writing.join()
+    checking.join()
+    assert not waited
+    assert isinstance(wrote.get("error"), StoreBusyError), wrote
+    assert "retry later" in str(wrote["error"]) and wrote["seconds"] < 5
+    assert checked["result"].matches[0].id == "kept"
+    assert "a" not in det and det.store.get("a") is None  # nothing of it committed
+    assert det.add("a", STORY).status == "inserted"  # the lock is free again
+    holder.close()
+    det.close()

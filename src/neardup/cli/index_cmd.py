@@ -18,6 +18,7 @@ import orjson
 from ..compiling import kernels_preferred
 from ..errors import ConfigError, DocumentConflictError, InputError, StoreError
 from ..inputs import Inputs
+from ..online import id_too_long
 from ..pipeline.reading import progress, warn_lost_tail
 from ..readers import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
 from ..shown import shown_path
@@ -279,6 +280,8 @@ def _add_input(
     seen = 0
     first_at: dict[str, int] = {}  # id -> record number: an id the file repeats is a bad record
     for item in items:
+        if isinstance(item, Record) and item.number > done:
+            item = _storable(reader, item, counts)
         if isinstance(item, Record):
             item = _first_use(reader, item, first_at, counts)
         if item.number <= done:
@@ -364,6 +367,20 @@ def _refuse_conflict(
             source=reader.source,
             record=record.number,
         )
+
+
+def _storable(reader, item: Record, counts: dict[str, int]) -> Record | Skipped:
+    """``item``, or (``--on-error skip``) a ``bad_id`` skip when its id is too long for any
+    store (:data:`~neardup.online.MAX_ID_LENGTH`); with ``--on-error fail`` an error naming the
+    record. Refused before its batch is written: the other records of the batch are stored."""
+    too_long = id_too_long(item.id)
+    if too_long is None:
+        return item
+    if reader.on_error == "fail":
+        raise InputError(
+            too_long + _committed_note(counts), source=reader.source, record=item.number
+        )
+    return Skipped(item.number, None, "bad_id", too_long)
 
 
 def _first_use(

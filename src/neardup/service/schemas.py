@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
 
-MAX_ID_LENGTH = 512
+from ..online import MAX_ID_LENGTH
 
 
 def _unicode(value: str) -> str:
