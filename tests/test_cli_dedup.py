@@ -667,3 +667,24 @@ def test_compare_refuses_an_idf_fitted_on_its_two_texts(capsys):
     argv = ["compare", a, b, "--method", "simhash", "--weights", "tfidf", "--idf", "corpus"]
     assert main(argv) == 2
     assert "two texts are no corpus" in capsys.readouterr().err
+
+
+def test_a_failed_run_removes_only_the_empty_folders_it_made(tmp_path, capsys, monkeypatch):
+    """Review: `-o new/../mine` removed the user's empty folder `mine` (the path was judged as
+    written), and `-o p/q/r` left p/q behind."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.jsonl").write_text('{"text": 1}\n')
+    (tmp_path / "mine").mkdir()
+    assert main(["dedup", "bad.jsonl", "-o", "new/../mine"]) == 2
+    assert (tmp_path / "mine").is_dir()
+    assert main(["dedup", "bad.jsonl", "-o", "p/q/r"]) == 2
+    assert not (tmp_path / "p").exists()
+    capsys.readouterr()
+
+
+def test_verify_and_option_measure_must_agree(tmp_path, capsys):
+    path = tmp_path / "in.jsonl"
+    write_jsonl(path, corpus())
+    argv = ["dedup", str(path), "--text-field", "body", "--method", "ngram", "--verify", "edit"]
+    assert main([*argv, "--option", "measure=jaccard", "-o", str(tmp_path / "o")]) == 2
+    assert "disagree" in capsys.readouterr().err

@@ -2210,7 +2210,12 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
     from neardup.copyrule import token_codes
     from neardup.copyrule.align import _MAY_MOVE
     from neardup.copyrule.tokens import _week_codes
-    from neardup.copyrule.values import counter_codes, exclusive_codes, numeral_codes
+    from neardup.copyrule.values import (
+        counter_codes,
+        exclusive_codes,
+        number_word_codes,
+        numeral_codes,
+    )
 
     frame = "今 天 我 们 一 起 去 看 了 这 部 电 影 真 的 很 好 看"
     texts = [
@@ -2237,6 +2242,7 @@ def test_copy_rule_one_replaced_token_takes_the_common_pairs():
         *_week_codes(),
         exclusive_codes(),
         counter_codes(),
+        number_word_codes(),
         numeral_codes(),
     )
     assert handled.tolist() == [True, True, True, False, False, False, True, False, True]
@@ -3056,6 +3062,12 @@ def test_a_figure_changed_at_an_end_of_a_short_text_is_a_changed_value(monkeypat
         ("谢谢大家1", "谢谢大家啊", True),  # a one-digit counter, as before
         ("这算是剧透吗[得意地笑]", "这算是剧透？2333", True),  # laughter in digits
         ("丧心病狂啊...", "丧心病狂233333", True),
+        (
+            "我520你们所有人，谢谢大家的支持",
+            "我爱你们所有人，谢谢大家的支持",
+            True,
+        ),  # love, in digits
+        ("今天股价大涨收盘价为233", "今天股价大涨收盘价为666", False),  # figures, not laughter
         ("他说今天不来上班了", "她说今天不来上班了", True),  # 他 / 她 read alike: a typo
         (  # a stray digit glued to a word is no figure (reuters21578_en)
             "japan has no plans to take new emergency measures 0speculation is rife",

@@ -408,6 +408,7 @@ def one_replaced(
     weekdays,
     exclusive,
     counters,
+    number_words,
     numerals,
 ):
     """The value test of the copy rule (:func:`neardup.copyrule.values._value_changes`) for pairs whose
@@ -427,7 +428,8 @@ def one_replaced(
     an end (:func:`neardup.copyrule.values._end_mark`), except two tokens of ``counters`` (the
     one-digit numbers, sorted codes) at the end after a token without digits: a repost's
     counter —, and when one holds a digit and the other not, unless that figure is one of
-    ``counters`` or the other token one of ``numerals`` (sorted codes of Chinese numerals:
+    ``counters`` or ``number_words`` (words written in digits, 2333, 520: sorted codes) or the
+    other token one of ``numerals`` (sorted codes of Chinese numerals:
     :func:`neardup.copyrule.values._figure_replaced`; a year, identifier or code facing a word
     is left to it); the change is hard when both hold a digit
     and one is a year or identifier, or the token after is a date unit, or the one before a
@@ -477,7 +479,11 @@ def one_replaced(
             if f & TOKEN_DATED:  # a year, an identifier or letters and digits: the alignment
                 handled[k] = False
                 continue
-            changed[k] = not _in_sorted(counters, figure) and not _in_sorted(numerals, word)
+            changed[k] = not (
+                _in_sorted(counters, figure)
+                or _in_sorted(number_words, figure)
+                or _in_sorted(numerals, word)
+            )
             continue
         if not (digit_x and digit_y):
             continue

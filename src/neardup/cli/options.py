@@ -136,6 +136,11 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
             '--option normalize=...: give them in one place (e.g. --option \'normalize={"cjk_only": '
             "true, ...}')"
         )
+    if "measure" in given and "measure" in options and given["measure"] != options["measure"]:
+        raise ConfigError(
+            f"--verify {given['measure']} and --option measure={options['measure']} disagree: "
+            "give one of them"
+        )
     given.update(options)
     unknown = sorted(set(given) - fields)
     if unknown:

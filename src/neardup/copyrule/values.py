@@ -353,7 +353,7 @@ def _end_mark(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None) ->
     counter = (
         before is not None
         and len(gap_a) == len(gap_b) == 1
-        and all(_counter_like(t) for t in (*gap_a, *gap_b))
+        and all(_is_counter(t) for t in (*gap_a, *gap_b))
         and not _DIGIT.search(before)
     )
     return counter
@@ -363,19 +363,35 @@ def _end_mark(gap_a: Sequence[str], gap_b: Sequence[str], before: str | None) ->
 # text drops a decimal point and a per cent sign, so 增长5.3% / 增长4.5% end in 53 / 45 (a
 # one-digit figure there, 增长5% / 增长6%, still reads as a counter)
 COUNTER_DIGITS = 1
-# laughter and praise written in digits (233, 23333: a laugh; 666: well done), which a repost
-# adds where another writes 啊 or 哈哈: words, not figures
-_LAUGHTER = re.compile(r"23{2,}|6{3,}")
-_LAUGHTER_TOKENS = ("233", "2333", "666", "6666")  # those the compiled test reads (5 digits and
-# more make an identifier, which it leaves to the alignment or reads as a hard change alike)
+# words written in digits, which a repost adds or writes where another writes them in
+# characters (丧心病狂啊 / 丧心病狂2333, 我520你 / 我爱你, 886 / 拜拜): laughter (233…), praise
+# (666…), love (520, 521, 1314), crying (555…), goodbye (88, 886) — a closed list, not figures
+_NUMBER_WORDS = re.compile(r"23{2,}|6{3,}|5{3,}|52[01]|1314|88|886")
+# the number words of at most 4 digits: those the compiled one-token test reads (5 digits and
+# more make an identifier, which it leaves to the alignment)
+_NUMBER_WORD_TOKENS = (
+    "233",
+    "2333",
+    "666",
+    "6666",
+    "555",
+    "5555",
+    "520",
+    "521",
+    "1314",
+    "88",
+    "886",
+)
 
 
-def _counter_like(token: str) -> bool:
-    """A number that is no figure where a repost adds it: a counter of at most
-    ``COUNTER_DIGITS`` digits, or laughter written in digits (:data:`_LAUGHTER`)."""
-    return token.isdigit() and (
-        len(token) <= COUNTER_DIGITS or _LAUGHTER.fullmatch(token) is not None
-    )
+def _is_counter(token: str) -> bool:
+    """A repost's counter: a number of at most ``COUNTER_DIGITS`` (ASCII) digits."""
+    return token.isascii() and token.isdigit() and len(token) <= COUNTER_DIGITS
+
+
+def _number_word(token: str) -> bool:
+    """A word written in digits (:data:`_NUMBER_WORDS`), or a counter: no figure facing a word."""
+    return _is_counter(token) or (token.isascii() and _NUMBER_WORDS.fullmatch(token) is not None)
 
 
 def _figure_replaced(
@@ -388,7 +404,7 @@ def _figure_replaced(
     """Whether a gap puts a figure in place of words, one for one (为什么不是10000 /
     为什么不是我, 还差200 / 还差一点): a value changed, where a gap of other words or two
     figures is read by the other tests. Only a figure that cannot be a repost's counter or
-    laughter (:func:`_counter_like`: 丧心病狂啊 / 丧心病狂2333 stay copies), of digits only
+    a word written in digits (:func:`_number_word`: 丧心病狂啊 / 丧心病狂2333 stay copies), of digits only
     (0speculation / speculation: a stray digit), and not facing Chinese numerals the text
     left unread (10个 / 十个: 十 alone is read as written)."""
     if bool(nums_a) == bool(nums_b) or len(gap_a) != len(gap_b):
@@ -396,7 +412,7 @@ def _figure_replaced(
     if len(gap_a) > rule.max_value_tokens:
         return False
     figures, words = (nums_a, gap_b) if nums_a else (nums_b, gap_a)
-    if not all(t.isdigit() for t in figures) or all(_counter_like(t) for t in figures):
+    if not all(t.isdigit() for t in figures) or all(_number_word(t) for t in figures):
         return False  # letters and digits (0speculation): a stray digit, not a figure
     return not any(t in NUMERAL_CHARACTERS for t in words)
 
@@ -404,7 +420,7 @@ def _figure_replaced(
 # Chinese numerals a compared text may hold as written (the tokenizer reads one only in 第X,
 # X次 ...: :data:`~neardup.copyrule.tokens._CN_NUMBER`): a figure facing one is the same number
 # written otherwise, not a value put in place of words
-NUMERAL_CHARACTERS = frozenset("〇零一二两三四五六七八九十百千万亿")
+NUMERAL_CHARACTERS = frozenset("〇零一二两三四五六七八九十百千万亿壹贰叁肆伍陆柒捌玖拾佰仟廿卅")
 
 
 @lru_cache(maxsize=1)
@@ -693,12 +709,17 @@ def negation_codes() -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def counter_codes() -> np.ndarray:
-    """The token codes of the numbers of at most ``COUNTER_DIGITS`` digits and of the laughter
-    of :data:`_LAUGHTER_TOKENS`, sorted: the compiled one-token test reads two of them at the
-    end after text as a repost's counter, as :func:`_end_mark` does, and one facing a word as
-    no figure, as :func:`_figure_replaced` does (:func:`_counter_like`)."""
-    digits = [str(n) for n in range(10**COUNTER_DIGITS)]
-    return character_codes([*digits, *_LAUGHTER_TOKENS])
+    """The token codes of the numbers of at most ``COUNTER_DIGITS`` digits, sorted: the
+    compiled one-token test reads two of them at the end after text as a repost's counter, as
+    :func:`_end_mark` does, and one facing a word as no figure (:func:`_figure_replaced`)."""
+    return character_codes([str(n) for n in range(10**COUNTER_DIGITS)])
+
+
+@lru_cache(maxsize=1)
+def number_word_codes() -> np.ndarray:
+    """The token codes of :data:`_NUMBER_WORD_TOKENS`, sorted: the compiled one-token test
+    reads one facing a word as no figure, as :func:`_figure_replaced` does."""
+    return character_codes(list(_NUMBER_WORD_TOKENS))
 
 
 @lru_cache(maxsize=1)

@@ -25,6 +25,7 @@ from .values import (
     counter_codes,
     exclusive_codes,
     negation_codes,
+    number_word_codes,
     numeral_codes,
 )
 
@@ -369,6 +370,7 @@ def _value_verdicts(
             *_week_codes(),
             exclusive_codes(),
             counter_codes(),
+            number_word_codes(),
             numeral_codes(),
         )
         done = rest[handled]

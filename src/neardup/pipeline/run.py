@@ -10,7 +10,6 @@ of documents (:mod:`neardup.inputs`); the method decides (:mod:`neardup.dedup`, 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import sys
@@ -170,7 +169,7 @@ def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
 
     warm(method.name, workers=resolve_workers(args.workers), large=_large_input(args))
     out = spool = None
-    existed = os.path.lexists(args.output)  # a run that fails leaves no empty folder it made
+    made = _first_missing(args.output)  # a run that fails leaves no empty folder it made
     finished = False
     if any(spec == STDIN or read_once(spec) for spec in (*args.input, args.against) if spec):
         # standard input and pipes are copied next to the outputs (the kept records read the
@@ -191,9 +190,33 @@ def run_dedup(args: DedupOptions) -> tuple[dict, Path]:
     finally:
         if spool is not None:
             shutil.rmtree(spool, ignore_errors=True)
-        if not finished and not existed:
-            with contextlib.suppress(OSError):  # only if empty: what a failed run wrote stays
-                Path(args.output).rmdir()
+        if not finished and made is not None:
+            _remove_empty(Path(args.output).resolve(), made)
+
+
+def _first_missing(output: str) -> Path | None:
+    """The outermost folder of ``output`` (resolved: ``new/../mine`` is ``mine``) that does not
+    exist yet, which the run will make; None when ``output`` exists."""
+    path = Path(output).resolve()
+    if os.path.lexists(path):
+        return None
+    while not os.path.lexists(path.parent) and path.parent != path:
+        path = path.parent
+    return path
+
+
+def _remove_empty(output: Path, made: Path) -> None:
+    """The folders from ``output`` up to ``made`` that a failed run made, each if empty (what
+    it wrote stays; no folder that existed before is touched)."""
+    path = output
+    while True:
+        try:
+            path.rmdir()
+        except OSError:  # not empty, or gone
+            return
+        if path == made or made not in path.parents:
+            return
+        path = path.parent
 
 
 def load_tables(path: str | None):
