@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     if "://" not in local_out and os.path.exists(local_out) and not os.path.isdir(local_out):
         raise ConfigError(f"{args.output} exists and is not a directory")  # before the job runs
     tables = loaded_tables(args, {args.method: options})  # refused before a session starts
-    conf = {"spark.ui.showConsoleProgress": "false" if args.quiet else "true"}
+    bar = not args.quiet and sys.stderr.isatty()  # a bar redrawn in a log file floods it
+    conf = {"spark.ui.showConsoleProgress": "true" if bar else "false"}
     conf.update(spark_conf(args.conf))
     spark = spark_session(master=args.master, app_name="neardup spark-dedup", config=conf)
     if args.quiet:
