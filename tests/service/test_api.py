@@ -59,6 +59,17 @@ def test_idempotent_conflict_replace(client):
     assert r.json()["status"] == "replaced"
 
 
+def test_a_batch_refused_for_a_conflict_names_the_document_and_says_none_was_stored(client):
+    """Audit: the 409 of a batch named the id but not its place, nor that the batch (one
+    transaction) stored none of its documents."""
+    assert client.post("/v1/documents", json={"id": "a", "text": TEXT}).json()["inserted"]
+    docs = [{"id": "n", "text": "全新的一条内容，与别的都不同"}, {"id": "a", "text": "另一条"}]
+    r = client.post("/v1/documents/batch", json={"documents": docs})
+    error = r.json()["error"]
+    assert r.status_code == 409 and "documents[1]" in error and "none of the batch's 2" in error
+    assert client.get("/v1/documents/n").status_code == 404
+
+
 def test_batch(client):
     docs = [{"id": f"d{i}", "text": TEXT + ("" if i % 2 else "。")} for i in range(4)]
     r = client.post("/v1/documents/batch", json={"documents": docs})

@@ -273,7 +273,16 @@ def _add_write_routes(app: FastAPI, detector: Detector, metrics: Metrics) -> Non
     async def add_batch(batch: BatchIn, replace: bool = Query(False)) -> Response:
         """Check and insert many documents in one transaction, in order (each id once)."""
         items = [(d.id, d.text) for d in batch.documents]
-        results = await asyncio.wrap_future(detector.add_many_future(items, replace=replace))
+        try:
+            results = await asyncio.wrap_future(detector.add_many_future(items, replace=replace))
+        except DocumentConflictError as exc:  # one transaction: say that none was stored
+            at = next((k for k, d in enumerate(batch.documents) if d.id == exc.doc_id), None)
+            where = f"documents[{at}]: " if at is not None else ""
+            raise DocumentConflictError(
+                f"{where}{exc}; none of the batch's {len(items)} documents was stored (a batch "
+                "is one transaction)",
+                doc_id=exc.doc_id,
+            ) from None
         metrics.duplicates.inc(sum(r.found_duplicate for r in results))
         pairs = zip(batch.documents, results, strict=True)
         return _json({"results": [_result(d.id, r) for d, r in pairs]})
