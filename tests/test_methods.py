@@ -2839,8 +2839,9 @@ def test_long_pairs_align_in_stretches_with_the_full_alignments_verdicts(monkeyp
         for _ in range(rng.randint(1, 6)):  # a figure corrected, a sentence in or out
             at = rng.randrange(len(copy))
             kind = rng.randrange(3)
-            if kind == 0:
-                copy[at] = str(rng.randrange(30))
+            if kind == 0:  # a figure (not a word: copy rule 26) put in place of a figure
+                figures = [k for k, w in enumerate(copy) if w.isdigit()]
+                copy[rng.choice(figures)] = str(rng.randrange(30))
             elif kind == 1:
                 copy[at:at] = _long_story(rng, rng.randint(1, 30))
             else:
