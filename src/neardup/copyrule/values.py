@@ -412,8 +412,10 @@ def _figure_replaced(
     if len(gap_a) > rule.max_value_tokens:
         return False
     figures, words = (nums_a, gap_b) if nums_a else (nums_b, gap_a)
-    if not all(t.isdigit() for t in figures) or all(_number_word(t) for t in figures):
+    if not all(t.isdigit() for t in figures):
         return False  # letters and digits (0speculation): a stray digit, not a figure
+    if all(_number_word(t) for t in figures):
+        return False  # a counter or a word written in digits (2333, 520)
     return not any(t in NUMERAL_CHARACTERS for t in words)
 
 
