@@ -234,6 +234,7 @@ def test_paragraph_detector_equals_pairwise_shares(tmp_path, overlap):
     [
         ("heard_grams", False, True),
         ("contained_paragraphs", False, True),
+        ("excerpts", False, True),
         ("unwrap_lines", False, True),
         ("word_grams", 0, 3),
         ("ignore_frames", False, True),
@@ -269,7 +270,7 @@ def test_a_topic_store_does_not_hold_the_copy_evidence_option(tmp_path):
     det.close()
     meta = str(open_store(url, read_only=True).meta())
     assert "contained_paragraphs" not in meta and "word_grams" not in meta
-    assert "ignore_frames" not in meta
+    assert "ignore_frames" not in meta and "excerpts" not in meta
     assert "unwrap_lines" in meta
 
 

@@ -134,6 +134,7 @@ def document_shares(
     whole: np.ndarray | None = None,
     frame: np.ndarray | None = None,
     contained: float = 1.0,
+    excerpts: bool = False,
 ) -> DocumentShares:
     """Aggregate matched paragraph rows (one per paragraph pair, ``doc_a < doc_b``) into
     document pairs. ``covered_*``: the weight each row covers on that side; ``total_*``: the
@@ -143,7 +144,9 @@ def document_shares(
     ``TAIL_ROW`` where it matches the two documents' last paragraphs (:func:`frame_rows`). Rows
     count only in a document pair with at least one whole row that is not a frame: a contained
     paragraph needs a whole one beside it, and two documents that share no more than their
-    frame (one header and footer around different stories) share nothing. A pair whose whole
+    frame (one header and footer around different stories) share nothing — unless, with
+    ``excerpts``, its rows that are not frames cover at least ``contained`` of one document (an
+    excerpt: :func:`_excerpt_rows`). A pair whose whole
     rows are all tails, neither document contained in the other (a share under
     ``contained``), is marked ``tail``: no duplicate (see the module docstring)."""
     doc_a = np.asarray(doc_a, np.int64)
@@ -155,6 +158,11 @@ def document_shares(
         key = (doc_a << 32) | doc_b
         anchored = np.isin(key, key[anchor])
         beyond_tail = np.isin(key, key[anchor & (code != TAIL_ROW)])
+        if excerpts and not anchored.all():
+            anchored |= _excerpt_rows(
+                key, ~anchored & (code != FRAME_ROW), para_a, para_b, covered_a, covered_b,
+                total_a, total_b, contained=contained,
+            )  # fmt: skip
         if not anchored.all():
             doc_a, doc_b = doc_a[anchored], doc_b[anchored]
             para_a, para_b = np.asarray(para_a)[anchored], np.asarray(para_b)[anchored]
@@ -244,6 +252,39 @@ def frame_rows(end_a: np.ndarray, end_b: np.ndarray) -> np.ndarray:
     ending_a, ending_b = (end_a & (LAST | ALONE)) != 0, (end_b & (LAST | ALONE)) != 0
     tail = ending_a & ending_b & ((either & LAST) != 0)
     return np.where(header | footer, FRAME_ROW, np.where(tail, TAIL_ROW, 0)).astype(np.int8)
+
+
+def _excerpt_rows(
+    key: np.ndarray,
+    loose: np.ndarray,
+    para_a: np.ndarray,
+    para_b: np.ndarray,
+    covered_a: np.ndarray,
+    covered_b: np.ndarray,
+    total_a: np.ndarray,
+    total_b: np.ndarray,
+    *,
+    contained: float,
+) -> np.ndarray:
+    """Which ``loose`` rows (of pairs without an anchor, frames left out) belong to a pair one
+    of whose documents they cover to at least ``contained``: an *excerpt* — a document cut
+    from the other, its paragraphs each inside one of the other's (a one-paragraph story cut
+    short, a run of its sentences) — needs no whole paragraph beside it. A follow-up that
+    quotes a speech holds text of its own, so the quotes cover little of it."""
+    rows = np.flatnonzero(loose)
+    if not len(rows):
+        return loose
+    k = key[rows]
+    pairs, pair = np.unique(k, return_inverse=True)
+    first = np.unique(pair, return_index=True)[1]
+    n = len(pairs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        got_a = _distinct_best(pair, np.asarray(para_a)[rows], np.asarray(covered_a)[rows], n)
+        got_b = _distinct_best(pair, np.asarray(para_b)[rows], np.asarray(covered_b)[rows], n)
+        share_a = np.nan_to_num(got_a / np.asarray(total_a)[rows][first])
+        share_b = np.nan_to_num(got_b / np.asarray(total_b)[rows][first])
+    excerpt = pairs[(share_a >= contained) | (share_b >= contained)]
+    return loose & np.isin(key, excerpt)
 
 
 def _distinct_best(pair: np.ndarray, para: np.ndarray, weight: np.ndarray, n: int) -> np.ndarray:

@@ -154,15 +154,19 @@ def test_same_clusters_verified_longest_wider_distance(spark, tmp_path, corpus_t
 
 
 def _partial_copies(texts, n, seed):
-    """Reposts with a commentary paragraph, excerpts, stories with a paragraph of another
-    appended, and stories of one template (the lead restated with other numbers and names),
-    made from the multi-paragraph texts."""
+    """Reposts with a commentary paragraph, excerpts (whole paragraphs, or sentences from the
+    middle of the longest one), stories with a paragraph of another appended, and stories of
+    one template (the lead restated with other numbers and names), made from the
+    multi-paragraph texts."""
     rng = random.Random(seed)
     long = [t for t in texts if t.strip().count("\n") >= 2]
     out = []
     for k, t in enumerate(rng.sample(long, min(n, len(long)))):
         paras = t.strip().split("\n")
-        if k % 4 == 0:
+        if k % 5 == 4:
+            said = [s for s in re.split(r"(?<=[。！？])", max(paras, key=len)) if s]
+            out.append("".join(said[len(said) // 3 : 2 * len(said) // 3]))
+        elif k % 4 == 0:
             out.append(f"编者按：第{k}篇转载，转载时加了一段评论，说明为什么值得再读一遍。\n{t}")
         elif k % 4 == 1:
             out.append("\n".join(paras[: max(1, 2 * len(paras) // 3)]))

@@ -561,6 +561,7 @@ class ParagraphOnline:
                 whole=whole[ok],
                 frame=frame_rows(merged.end[base[dj] + pj][ok], doc.state.end[qi][ok]),
                 contained=self.method.config.contained,
+                excerpts=self.method.config.excerpts,
             )
             query = np.zeros(len(shares), np.int64)  # the query is document 0 of its own
             self.method.veto_substituted(shares, merged, shares.a, doc.state, query)

@@ -23,7 +23,9 @@ Which paragraphs match is the *evidence*:
   each side what the match holds — but only in a document pair that also shares a *whole*
   paragraph (a copy by the rule, covering at least half of the longer): a copy keeps some of
   its source's paragraphs whole, while a follow-up that quotes sentences of a speech, each a
-  short paragraph of its own inside a long one of the speech, shares none. With
+  short paragraph of its own inside a long one of the speech, shares none — or where such
+  matches cover at least ``contained`` of one document: an *excerpt* (a run of sentences of a
+  one-paragraph story) is all inside the other, a follow-up holds text of its own. With
   ``ignore_frames`` (on), two documents whose matched paragraphs are all header and footer
   lines around different bodies share nothing (:func:`neardup.containment.frame_rows`).
 - ``topic`` (the reference's DRPKP fingerprint, :mod:`neardup.drpkp`): paragraphs within
@@ -101,6 +103,7 @@ class ParagraphConfig:
     heard_grams: bool = True
     word_grams: int = 3
     contained_paragraphs: bool = True
+    excerpts: bool = True
     unwrap_lines: bool = True
     ignore_frames: bool = True
     normalize: NormalizeConfig = field(default_factory=NormalizeConfig)
@@ -112,7 +115,7 @@ class ParagraphConfig:
                 "are copies, the default) or 'topic' (the reference's topic-word fingerprints)"
             )
         HammingConfig(max_distance=self.max_distance, blocks=self.blocks)
-        for name in ("contained_paragraphs", "unwrap_lines", "ignore_frames"):
+        for name in ("contained_paragraphs", "excerpts", "unwrap_lines", "ignore_frames"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
         for name in ("threshold", "contained", "version_coverage", "overlap"):
@@ -162,6 +165,27 @@ class Paragraphs:
 
     def __len__(self) -> int:
         return len(self.doc)
+
+
+def _could_be_excerpts(
+    paras: Paragraphs, pair: np.ndarray, pl: np.ndarray, pr: np.ndarray, *, contained: float
+) -> np.ndarray:
+    """Which rows (paragraph pairs ``pl``, ``pr`` of document pairs ``pair``) belong to a
+    document pair whose paragraphs in these rows weigh at least the ``contained`` share of one
+    document — a bound: a match covers at most its paragraph's weight — so that only such
+    pairs' rows are judged as excerpts (:func:`neardup.containment.document_shares`)."""
+    if not len(pl):
+        return np.zeros(0, np.bool_)
+    pairs, at = np.unique(pair, return_inverse=True)
+    could = np.zeros(len(pairs), np.bool_)
+    for side in (pl, pr):
+        key = unique_sorted((at.astype(np.int64) << 32) | side)  # a paragraph once per pair
+        rows = key >> 32
+        weight = np.bincount(rows, weights=paras.chars[key & ROW_MASK], minlength=len(pairs))
+        head = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        doc = paras.doc[key[head] & ROW_MASK]
+        could |= weight >= contained * paras.total[doc] * (1 - 1e-9)  # rounding: a bound
+    return could[at]
 
 
 def paragraph_positions(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -217,11 +241,11 @@ class ParagraphMethod:
     def persisted(self) -> dict[str, Any]:
         """What defines stored data (checked when a store is reopened)."""
         config = persisted_options(self.config)
-        for option in ("contained_paragraphs", "unwrap_lines", "ignore_frames"):
+        for option in ("contained_paragraphs", "excerpts", "unwrap_lines", "ignore_frames"):
             if not config[option]:
                 del config[option]  # what stores built before the option decide (and hold)
         if self.config.evidence == "topic":
-            for option in ("contained_paragraphs", "word_grams", "ignore_frames"):  # copy only
+            for option in ("contained_paragraphs", "excerpts", "word_grams", "ignore_frames"):
                 config.pop(option, None)
             # what the stored key digests are of: a store of the compared paragraphs' keys
             # (before it was recorded) would take texts for exact copies that are not
@@ -528,15 +552,18 @@ class ParagraphMethod:
             ok, _whole, ca, cb = self.matches(paras, pl, paras, pr, contained=False)
             rows.append((pl[ok], pr[ok], ca[ok], cb[ok], np.ones(int(ok.sum()), np.bool_)))
             rejected.append((pl[~ok], pr[~ok]))
-        if self.config.contained_paragraphs and rows:
-            # contained paragraphs count only beside a whole match of their document pair
-            # (document_shares drops the others): only those pairs' rejected rows are judged
-            whole_pairs = np.unique(
+        if self.config.contained_paragraphs and rejected:
+            # contained paragraphs count beside a whole match of their document pair, or (with
+            # excerpts) in an excerpt (document_shares decides): only such pairs' rows are judged
+            whole_pairs = unique_sorted(
                 np.concatenate([(paras.doc[r[0]] << 32) | paras.doc[r[1]] for r in rows])
             )
             pl = np.concatenate([r[0] for r in rejected])
             pr = np.concatenate([r[1] for r in rejected])
-            near = np.isin((paras.doc[pl] << 32) | paras.doc[pr], whole_pairs)
+            pair = (paras.doc[pl] << 32) | paras.doc[pr]
+            near = in_sorted(pair, whole_pairs)
+            if self.config.excerpts:
+                near |= _could_be_excerpts(paras, pair, pl, pr, contained=self.config.contained)
             pl, pr = pl[near], pr[near]
             for lo in range(0, len(pl), VERIFY_CHUNK):
                 ql, qr = pl[lo : lo + VERIFY_CHUNK], pr[lo : lo + VERIFY_CHUNK]
@@ -585,6 +612,7 @@ class ParagraphMethod:
             whole=whole,
             frame=frame_rows(paras.end[pl], paras.end[pr]),
             contained=self.config.contained,
+            excerpts=self.config.excerpts,
         )
         self.veto_substituted(shares, paras, shares.a, paras, shares.b)
         self.stats["substituted_document_pairs"] = int((shares.substituted > 0).sum())

@@ -120,7 +120,11 @@ def _scan(batches: Iterator[Batch], masks: tuple[int, ...], k: int) -> Iterator[
 
 
 def _shares(
-    batches: Iterator[Batch], threshold: float, min_shared: float, contained: float
+    batches: Iterator[Batch],
+    threshold: float,
+    min_shared: float,
+    contained: float,
+    excerpts: bool,
 ) -> Iterator[tuple[str, Any]]:
     """The core's decision on matched paragraph rows ``pair, ia, ib, wa, wb, ta, tb`` (all rows
     of a document pair are in one partition)."""
@@ -140,6 +144,7 @@ def _shares(
         whole=b["whole"],
         frame=b.get("frame"),  # the topic evidence has no frames
         contained=contained,
+        excerpts=excerpts,
     )
     keep = shares.candidate(threshold=threshold, min_shared=min_shared)  # substitutions: later
     yield "candidates", len(shares)
@@ -163,12 +168,13 @@ def _decided(
     storage: Any,
     *,
     contained: float = 1.0,
+    excerpts: bool = False,
 ) -> tuple[Any, int]:
     """The edges that are duplicates by their shares among matched paragraph rows (the ``copy``
     evidence then looks for substituted paragraphs: :func:`_unsubstituted`), and the candidate
     document pairs."""
     scored = route(matched, key="pair", partitions=partitions).mapPartitions(
-        lambda it: _shares(it, threshold, min_shared, contained)
+        lambda it: _shares(it, threshold, min_shared, contained, excerpts)
     )
     scored = scored.persist(storage)
     return tagged(scored, "edges"), int(tagged(scored, "candidates").sum())
@@ -390,6 +396,7 @@ def copy_edges(
         partitions,
         storage,
         contained=config.contained,
+        excerpts=config.excerpts,
     )
     documents = rows.mapPartitions(_documents)
     ends = with_ends(tentative, documents, columns={"paras": ("pa", "pb")}, partitions=partitions)
