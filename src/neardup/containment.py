@@ -183,11 +183,8 @@ def document_shares(
     first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
     pair = np.cumsum(np.r_[False, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
     n = len(first)
-    got_a = _distinct_best(pair, para_a, covered_a, n)
-    got_b = _distinct_best(pair, para_b, covered_b, n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share_a = np.nan_to_num(got_a / total_a[first]).clip(0.0, 1.0)
-        share_b = np.nan_to_num(got_b / total_b[first]).clip(0.0, 1.0)
+    got_a, share_a = _covered(pair, n, para_a, covered_a, total_a[first])
+    got_b, share_b = _covered(pair, n, para_b, covered_b, total_b[first])
     tail = ~beyond_tail[first] & (share_a < contained) & (share_b < contained)
     return DocumentShares(
         doc_a[first],
@@ -274,17 +271,27 @@ def _excerpt_rows(
     rows = np.flatnonzero(loose)
     if not len(rows):
         return loose
-    k = key[rows]
-    pairs, pair = np.unique(k, return_inverse=True)
-    first = np.unique(pair, return_index=True)[1]
+    pairs, pair = np.unique(key[rows], return_inverse=True)
+    first = rows[np.unique(pair, return_index=True)[1]]
     n = len(pairs)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        got_a = _distinct_best(pair, np.asarray(para_a)[rows], np.asarray(covered_a)[rows], n)
-        got_b = _distinct_best(pair, np.asarray(para_b)[rows], np.asarray(covered_b)[rows], n)
-        share_a = np.nan_to_num(got_a / np.asarray(total_a)[rows][first])
-        share_b = np.nan_to_num(got_b / np.asarray(total_b)[rows][first])
-    excerpt = pairs[(share_a >= contained) | (share_b >= contained)]
+    share = [
+        _covered(
+            pair, n, np.asarray(para)[rows], np.asarray(covered)[rows], np.asarray(total)[first]
+        )[1]
+        for para, covered, total in ((para_a, covered_a, total_a), (para_b, covered_b, total_b))
+    ]
+    excerpt = pairs[(share[0] >= contained) | (share[1] >= contained)]
     return loose & np.isin(key, excerpt)
+
+
+def _covered(
+    pair: np.ndarray, n: int, para: np.ndarray, covered: np.ndarray, total: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair (``pair`` numbers the rows' pairs ``0..n-1``; ``total``: each pair's document
+    weight on this side): the weight its distinct paragraphs cover, and that share of it."""
+    got = _distinct_best(pair, para, covered, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return got, np.nan_to_num(got / total).clip(0.0, 1.0)
 
 
 def _distinct_best(pair: np.ndarray, para: np.ndarray, weight: np.ndarray, n: int) -> np.ndarray:
