@@ -10,7 +10,8 @@ from typing import Any
 from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD, config_fields, online_methods
 from ..store.url import backend, sqlite_path
-from .options import parse_options, refuse_inert
+from .method_help import flag_defaults, use_method_help
+from .options import acts_only_if, parse_options, refuse_inert
 
 DEFAULT_DB = "sqlite:///neardup.db"
 
@@ -31,18 +32,21 @@ def add_detector_options(p: argparse.ArgumentParser, *, writes: bool = True) -> 
         f"{DEFAULT_METHOD}); its options are not read from the store: give again any that "
         "were not the defaults (a difference is refused, naming the stored value)",
     )
-    p.add_argument(
+    use_method_help(p, online_methods(), omit=("partial",))  # batch runs only
+    distance = p.add_argument(
         "--max-distance",
         type=int,
         help="simhash (and paragraph with --option evidence=topic): largest Hamming distance",
     )
-    p.add_argument("--threshold", type=float, help="ngram/paragraph: similarity needed")
+    threshold = p.add_argument("--threshold", type=float, help="ngram/paragraph: similarity needed")
+    for action in (distance, threshold):  # each sets the field of its name
+        flag_defaults(action, action.dest, online_methods(), _same_name, condition=acts_only_if)
     p.add_argument(
         "--option",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="any other option of the method's config (repeatable)",
+        help="any other option of the method's config (repeatable; listed below)",
     )
     p.add_argument(
         "--tables",
@@ -56,6 +60,11 @@ def add_detector_options(p: argparse.ArgumentParser, *, writes: bool = True) -> 
             default=True,
             help="store documents found to be duplicates (default: yes; never matched against)",
         )
+
+
+def _same_name(flag: str, fields: set[str]) -> str | None:
+    """The field ``--max-distance`` or ``--threshold`` sets here: the one of its name."""
+    return flag if flag in fields else None
 
 
 def detector_options(

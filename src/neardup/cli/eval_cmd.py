@@ -9,6 +9,7 @@ from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD
 from ..readers import ON_ERROR
 from ..shown import shown_path
+from .method_help import use_method_help
 from .options import (
     METHOD_NAMES,
     add_tables_option,
@@ -52,9 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="METHOD.NAME=VALUE",
-        help="a method option, e.g. simhash.max_distance=4 (repeatable)",
+        help="a method option, e.g. simhash.max_distance=4 (repeatable; listed below)",
     )
     add_tables_option(p, what="score every pair or corpus")
+    use_method_help(p, METHOD_NAMES, syntax="METHOD.NAME=VALUE", omit=("partial",))
     p.add_argument("--quiet", action="store_true")
     add_workers_option(p)
     p.set_defaults(func=run)

@@ -9,6 +9,7 @@ from typing import Any
 from ..config import FEATURE_KINDS, WEIGHT_KINDS, NormalizeConfig
 from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD, names
+from .method_help import flag_defaults, use_method_help
 
 METHOD_NAMES = names()
 
@@ -25,11 +26,26 @@ _FLAG_FIELDS = {
     "match": "match",
     "partial": "partial",
 }
+# fields ``--threshold`` sets: the first a method's config has
+_THRESHOLD_FIELDS = ("threshold", "min_similarity", "text_threshold")
+
+
+def flag_field(flag: str, fields: set[str]) -> str | None:
+    """The config field the flag ``flag`` (its argparse dest) sets for a method whose config
+    has ``fields``; None when the method has no such option."""
+    if flag == "threshold":
+        return next((f for f in _THRESHOLD_FIELDS if f in fields), None)
+    if flag == "verify" and "verify" not in fields and "measure" in fields:
+        return "measure"  # ngram verifies every pair: --verify says how
+    name = _FLAG_FIELDS[flag]
+    return name if name in fields else None
 
 
 def add_method_options(parser: argparse.ArgumentParser, *, batch: bool = True) -> None:
     """The method options; ``batch`` off (spark-dedup, compare) leaves out ``--partial`` and
-    does not offer ``--idf corpus``, which only a local batch run has."""
+    does not offer ``--idf corpus``, which only a local batch run has. The help shows each
+    method's defaults (:mod:`neardup.cli.method_help`)."""
+    use_method_help(parser, METHOD_NAMES, omit=() if batch else ("partial",))
     g = parser.add_argument_group("method options (each applies to the methods that have it)")
     g.add_argument(
         "--method",
@@ -41,14 +57,12 @@ def add_method_options(parser: argparse.ArgumentParser, *, batch: bool = True) -
     g.add_argument(
         "--match",
         choices=("copy", "text"),
-        help="auto: 'copy' (is B a copy of A; default) or 'text' (do A and B share text)",
+        help="auto: 'copy' (is B a copy of A) or 'text' (do A and B share text)",
     )
     if batch:
         _add_partial(g)
     g.add_argument("--max-distance", type=int, help="largest Hamming distance of a duplicate (k)")
-    g.add_argument(
-        "--blocks", type=int, help="permuted-table blocks (> max distance; default: auto)"
-    )
+    g.add_argument("--blocks", type=int, help="permuted-table blocks (> max distance)")
     g.add_argument("--ngram", type=int, help="n of character n-grams / word shingles")
     g.add_argument("--features", choices=FEATURE_KINDS, help="SimHash features")
     g.add_argument("--weights", choices=WEIGHT_KINDS, help="feature weights")
@@ -78,8 +92,18 @@ def add_method_options(parser: argparse.ArgumentParser, *, batch: bool = True) -
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="any other option of the method's config (repeatable)",
+        help="any other option of the method's config (repeatable; listed below)",
     )
+    for action in g._group_actions:
+        if action.dest in (*_FLAG_FIELDS, "threshold") and action.dest != "partial":
+            flag_defaults(
+                action,
+                action.dest,
+                METHOD_NAMES,
+                flag_field,
+                condition=acts_only_if,
+                none="auto" if action.dest == "blocks" else "none",
+            )
 
 
 def _add_partial(g: argparse._ArgumentGroup) -> None:
@@ -113,18 +137,10 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
 
     fields = config_fields(args.method)
     given: dict[str, Any] = {}
-    for flag, name in _FLAG_FIELDS.items():
+    for flag in (*_FLAG_FIELDS, "threshold"):
         value = getattr(args, flag, None)
-        if value is not None:
-            given[name] = value
-    if "verify" in given and "verify" not in fields and "measure" in fields:
-        given["measure"] = given.pop("verify")  # ngram verifies every pair: --verify says how
-    if getattr(args, "threshold", None) is not None:
-        name = next(
-            (f for f in ("threshold", "min_similarity", "text_threshold") if f in fields),
-            "threshold",
-        )
-        given[name] = args.threshold
+        if value is not None:  # a flag the method lacks: refused below under its own name
+            given[flag_field(flag, fields) or _FLAG_FIELDS.get(flag, flag)] = value
     if getattr(args, "remove_punctuation", False) or getattr(args, "cjk_only", False):
         given["normalize"] = NormalizeConfig(
             remove_punctuation=args.remove_punctuation, cjk_only=args.cjk_only
@@ -206,6 +222,15 @@ def refuse_inert(
                 f"{method!r} ({other} is {now!r} "
                 "here): add it, or leave the option out"
             )
+
+
+def acts_only_if(method: str, option: str) -> str:
+    """`` if OTHER=VALUE`` when ``method`` uses ``option`` only with another option so set
+    (see ``_ACTS_ONLY_WITH``), else ``""``."""
+    for m, o, other, value, *_ in _ACTS_ONLY_WITH:
+        if (m, o) == (method, option):
+            return f" if {other} is set" if value is None else f" if {other}={value}"
+    return ""
 
 
 def _flag_of(option: str) -> str:

@@ -85,6 +85,17 @@ def config_fields(name: str) -> set[str]:
     return {f.name for f in dataclasses.fields(cfg_cls)}
 
 
+def config_defaults(name: str) -> dict[str, Any]:
+    """The default of each option of the method ``name``, in its config class's order.
+
+    >>> config_defaults("simhash")["max_distance"]
+    3
+    """
+    _cls, cfg_cls = _load(name)
+    config = cfg_cls()
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(cfg_cls)}
+
+
 def create(name: str, *, tables: Any = None, **options: Any) -> Method:
     """Build the method ``name`` from keyword options (fields of its config class);
     ``tables``: frozen common-gram tables, or the path of the file a run wrote.
@@ -126,6 +137,7 @@ __all__ = [
     "TABLE_METHODS",
     "Method",
     "available",
+    "config_defaults",
     "config_fields",
     "create",
     "names",
