@@ -889,6 +889,48 @@ def test_the_references_bad_records_are_listed_not_only_counted(tmp_path, capsys
     assert reference["records_read"] == 3 and reference["documents"] == 2
 
 
+def test_quiet_says_what_the_reference_skipped_as_it_says_the_inputs(tmp_path, capsys):
+    """``--quiet`` said the input's skipped records and nothing of the reference's: a reference
+    line that is not JSON, or a record without the text field, was dropped without a word."""
+    ref = tmp_path / "ref.jsonl"
+    ref.write_bytes(jsonl(1)[0] + b"not json\n" + b'{"id": "r3"}\n')
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(4)))
+    out = tmp_path / "o"
+    args = ["dedup", str(path), "-o", str(out), "--against", str(ref), "--on-error", "skip"]
+    assert main([*args, "--quiet"]) == 0
+    said = f"neardup: 2 of 3 reference records skipped ({out / 'reference_skipped.jsonl'})\n"
+    assert capsys.readouterr().err == said
+    reference = json.loads((out / "summary.json").read_text())["reference"]
+    assert reference["skipped"] == 2
+    assert reference["skipped_by_reason"] == {"malformed_json": 1, "missing_text": 1}
+    path.write_bytes(b"".join(jsonl(4)) + b"bad\n")  # both: the input's first
+    assert main([*args, "--quiet"]) == 0
+    assert capsys.readouterr().err == (
+        f"neardup: 1 of 5 records skipped ({out / 'skipped.jsonl'})\n{said}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad", "says"),
+    [(b"not json\n", "record 2: not valid JSON"), (b'{"id": "r2"}\n', "record 2: no text field")],
+)
+def test_a_bad_reference_record_is_an_error_naming_it_as_an_inputs_is(tmp_path, capsys, bad, says):
+    """Under the default ``--on-error fail`` a bad reference record stops the run with the error
+    a bad input record gives: the file and the record, exit 2, nothing published."""
+    ref = tmp_path / "ref.jsonl"
+    ref.write_bytes(jsonl(1)[0] + bad)
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(4)))
+    out = tmp_path / "o"
+    assert main(["dedup", str(path), "-o", str(out), "--against", str(ref)]) == 2
+    against = capsys.readouterr().err
+    assert f"neardup: error: {ref}, {says}" in against, against
+    assert not out.exists()
+    assert main(["dedup", str(ref), "-o", str(out)]) == 2  # the same file as the input
+    assert against == capsys.readouterr().err
+
+
 def test_index_add_names_its_skipped_records_and_counts_them_by_reason(tmp_path, capsys):
     path = tmp_path / "mixed.jsonl"
     good = orjson.dumps({"id": "a", "text": text(1)})

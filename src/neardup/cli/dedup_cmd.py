@@ -147,12 +147,9 @@ def run(args: argparse.Namespace) -> int:
     )
     summary, out = run_dedup(options)
     c = summary["counts"]
-    if args.quiet and c["skipped"]:  # what was left out is said also when nothing else is
-        print(
-            f"neardup: {c['skipped']} of {c['records_read']} records skipped "
-            f"({shown_path(out / 'skipped.jsonl')})",
-            file=sys.stderr,
-        )
+    if args.quiet:  # what was left out is said also when nothing else is
+        for line in _skipped_lines(summary, out):
+            print(line, file=sys.stderr)
     if not args.quiet:
         against = f" (against {shown_path(args.against)})" if args.against else ""
         ref_skipped = summary.get("reference", {}).get("skipped") or 0
@@ -176,6 +173,24 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     return 0
+
+
+def _skipped_lines(summary: dict, out) -> list[str]:
+    """What ``--quiet`` still says: the records the input, and the ``--against`` reference,
+    left out, each with the file that lists them."""
+    c, ref = summary["counts"], summary.get("reference", {})
+    lines = []
+    if c["skipped"]:
+        lines.append(
+            f"neardup: {c['skipped']} of {c['records_read']} records skipped "
+            f"({shown_path(out / 'skipped.jsonl')})"
+        )
+    if ref.get("skipped"):  # a file reference (a store has no records to skip)
+        lines.append(
+            f"neardup: {ref['skipped']} of {ref['records_read']} reference records skipped "
+            f"({shown_path(out / ref['skipped_file'])})"
+        )
+    return lines
 
 
 class _Once(argparse.Action):
