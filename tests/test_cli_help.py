@@ -119,3 +119,19 @@ def test_a_usage_error_does_not_list_the_defaults(capsys):
         main(["dedup", "in.jsonl", "-o", "out", "--threshold", "x"])
     err = capsys.readouterr().err
     assert "--threshold: invalid float value" in err and "defaults" not in err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["dedup"], ["index", "add"], ["index", "query"], ["eval"], ["spark-dedup"]],
+    ids=" ".join,
+)
+def test_the_help_says_what_a_bad_record_does_by_default(capsys, command):
+    """``--on-error`` said "fail ... or skip" and not which one a run takes."""
+    from neardup.cli import build_parser
+
+    parser = build_parser()
+    for name in command:  # the (sub)command's own parser, for its default
+        parser = next(a for a in parser._subparsers._group_actions).choices[name]
+    default = next(a.default for a in parser._actions if a.dest == "on_error")
+    assert f"default: {default}" in option_help(help_text(capsys, command), "--on-error")

@@ -58,7 +58,8 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
         "--on-error",
         choices=ON_ERROR,
         default="fail",
-        help="bad records: fail with an error naming them, or skip and count them",
+        help="bad records: fail with an error naming them, or skip and count them "
+        "(default: %(default)s)",
     )
 
 

@@ -47,7 +47,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "are one cluster",
     )
     p.add_argument("--corpus", help="pairs given by id1/id2: the corpus (id, text) they refer to")
-    p.add_argument("--on-error", choices=ON_ERROR, default="fail", help="bad records: fail or skip")
+    p.add_argument(
+        "--on-error",
+        choices=ON_ERROR,
+        default="fail",
+        help="bad records: fail with an error naming them, or skip and count them "
+        "(default: %(default)s)",
+    )
     p.add_argument(
         "--option",
         action="append",

@@ -68,7 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--on-error",
             choices=ON_ERROR,
             default="fail",
-            help="bad records: fail with an error naming them, or skip and count them",
+            help="bad records: fail with an error naming them, or skip and count them "
+            "(default: %(default)s)",
         )
         a.add_argument(
             "--batch-size",
