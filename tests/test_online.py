@@ -261,6 +261,20 @@ def test_paragraph_store_built_before_an_option_reopens_with_it_off(tmp_path, op
     again.close()
 
 
+def test_a_store_without_contained_paragraphs_does_not_hold_excerpts(tmp_path):
+    """``excerpts`` decides nothing without contained paragraphs: a store built with them off
+    holds what one built before either option holds, and reopens with the one option off."""
+    url = f"sqlite:///{tmp_path}/p.db"
+    det = Detector(store=open_store(url), method="paragraph", contained_paragraphs=False)
+    det.add("a", BASE + "\n" + BASE[::-1])
+    det.close()
+    meta = str(open_store(url, read_only=True).meta())
+    assert "contained_paragraphs" not in meta and "excerpts" not in meta
+    again = Detector(store=open_store(url), method="paragraph", contained_paragraphs=False)
+    assert len(again) == 1
+    again.close()
+
+
 def test_a_topic_store_does_not_hold_the_copy_evidence_option(tmp_path):
     """``contained_paragraphs`` decides nothing for the topic evidence: a topic store does not
     record it, so one built before the option reopens without it."""

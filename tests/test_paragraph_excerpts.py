@@ -13,6 +13,7 @@ import pytest
 from neardup.containment import document_shares
 from neardup.dedup import dedup_with
 from neardup.methods import create
+from neardup.methods.paragraph import HEADLINE_TOKENS
 from neardup.online import Detector
 from neardup.store import open_store
 from wordstories import corpus, sentence
@@ -46,22 +47,26 @@ def test_an_excerpt_needs_no_whole_paragraph(seed):
     assert not quoted["duplicate"] and quoted["matched_paragraphs"] == []
 
 
-@pytest.mark.parametrize("excerpts", [True, False])
-def test_excerpts_in_a_corpus_on_every_surface(excerpts):
+@pytest.mark.parametrize(("excerpts", "first"), [(True, False), (False, False), (True, True)])
+def test_excerpts_in_a_corpus_on_every_surface(excerpts, first):
     """In a corpus of 300 stories with two speeches, their excerpts and a follow-up: the batch
     and the online detector (documents added in order) remove each excerpt for its speech,
     and nothing else beyond the planted repost (the follow-up, after the excerpt, holds it as a
     whole paragraph, but only the speech is kept). With ``excerpts`` off the excerpt is kept,
-    and the follow-up that holds it whole is removed for it."""
+    and the follow-up that holds it whole is removed for it. An excerpt that comes first is
+    kept, and the speech that contains it and the follow-up are removed for it (``--keep
+    first``: the later document of a pair, whatever the containment)."""
     texts, source = corpus(size=300)
     planted = {300: source}
     for seed in (1, 2):
         speech, excerpt, follow_up = _speech(seed)
-        texts += [speech, excerpt, follow_up]  # the follow-up holds the excerpt whole
-        if excerpts:  # the excerpt for its speech
-            planted[len(texts) - 2] = len(texts) - 3
-        else:  # the excerpt is kept, and the follow-up holding it whole removed for it
-            planted[len(texts) - 1] = len(texts) - 2
+        at = len(texts)
+        if first:
+            texts += [excerpt, speech, follow_up]
+            planted.update({at + 1: at, at + 2: at})
+        else:
+            texts += [speech, excerpt, follow_up]  # the follow-up holds the excerpt whole
+            planted.update({at + 1: at} if excerpts else {at + 2: at + 1})
     method = create("paragraph", excerpts=excerpts)
     rep = np.asarray(dedup_with(method, texts).clusters.representative)
     assert {i: int(r) for i, r in enumerate(rep) if r != i} == planted
@@ -76,8 +81,72 @@ def test_excerpts_in_a_corpus_on_every_surface(excerpts):
     assert online == planted
 
 
+def test_an_excerpt_of_one_paragraph_of_several(monkeypatch):
+    """A run of sentences from the middle of the second of three paragraphs (a third of it)
+    is contained in the story, either way round; one sentence of it, a line (at most
+    ``HEADLINE_TOKENS`` tokens), is no excerpt — a flash headline restates its story, a
+    one-line statement is what a longer story quotes — though it is contained, as the rule
+    without lines says."""
+    import neardup.methods.paragraph as paragraph
+
+    rng = random.Random(7)
+    paras = [[sentence(rng) for _ in range(9)] for _ in range(3)]
+    story = "\n\n".join(" ".join(p) for p in paras)
+    excerpt = " ".join(paras[1][3:6])
+    method = create("paragraph")
+    found = method.compare(story, excerpt)
+    assert found["duplicate"] and found["containment"] == "b_in_a"
+    assert found["matched_paragraphs"] == [[1, 0]]
+    back = method.compare(excerpt, story)
+    assert back["duplicate"] and back["containment"] == "a_in_b"
+    assert back["matched_paragraphs"] == [[0, 1]]
+    line = paras[1][1]
+    assert len(line.split()) <= HEADLINE_TOKENS
+    assert not method.compare(story, line)["duplicate"]
+    monkeypatch.setattr(paragraph, "line_rows", lambda a, b: np.zeros(len(a), np.bool_))
+    assert method.compare(story, line)["duplicate"]
+
+
+def test_the_batch_judges_every_pair_that_could_be_an_excerpt(monkeypatch):
+    """The batch judges contained paragraphs only of document pairs whose paragraphs could
+    cover ``contained`` of one document (``_could_be_excerpts``, a bound): its shares are
+    those of judging every candidate pair, on a small corpus (few common grams, so that
+    excerpts are not whole copies) of excerpts and sources both ways round, stories of several
+    paragraphs, lines, follow-ups and excerpts beside text of their own (shares under 1)."""
+    import neardup.methods.paragraph as paragraph
+
+    rng = random.Random(3)
+    texts, _ = corpus(size=20)
+    for seed in range(6):
+        speech, excerpt, follow_up = _speech(seed)
+        piece = " ".join(texts[seed].split("\n\n")[1].split(". ")[:2])
+        headline = " ".join(speech.split()[:12])
+        said = [sentence(rng) for _ in range(15)]
+        padded = " ".join(said[6:9]) + "\n\n" + sentence(rng)  # a share of about 0.75
+        group = [speech, excerpt, follow_up, piece, headline, " ".join(said), padded]
+        rng.shuffle(group)
+        texts += group
+
+    def shares():
+        method = create("paragraph", contained=0.7)
+        compared, counts = method.compared_paragraphs(texts)
+        s = method._copy_shares(compared, counts, fit=True)
+        return {
+            (a, b): (round(x, 9), round(y, 9))
+            for a, b, x, y in zip(s.a.tolist(), s.b.tolist(), s.share_a, s.share_b, strict=True)
+        }
+
+    bounded = shares()
+    assert sum(max(v) >= 0.7 for v in bounded.values()) >= 12
+    assert sum(0.7 <= max(v) < 0.9 for v in bounded.values()) >= 3  # not whole excerpts only
+    monkeypatch.setattr(
+        paragraph, "_could_be_excerpts", lambda paras, pair, pl, pr, **_: np.ones(len(pl), bool)
+    )
+    assert shares() == bounded
+
+
 def test_document_shares_takes_an_unanchored_pair_only_as_an_excerpt():
-    """The rule on rows, by hand: pair (0, 1) has contained rows only, covering all of
+    """The rule on rows, by hand (``excerpts`` on): pair (0, 1) has contained rows only, covering all of
     document 1 — kept; pair (0, 2) contained rows covering 60 % of either — dropped; pair
     (3, 4) a frame row and a contained row covering 95 % of document 4 beside it — the
     contained row is kept, the frame row is not counted."""
@@ -98,3 +167,19 @@ def test_document_shares_takes_an_unanchored_pair_only_as_an_excerpt():
     assert list(zip(shares.a.tolist(), shares.b.tolist(), strict=True)) == [(0, 1), (3, 4)]
     assert shares.share_b.tolist() == [1.0, 0.95]
     assert shares.share_a.tolist() == [0.3, 0.95]
+
+
+@pytest.mark.parametrize(("covered", "kept"), [(90.0, True), (89.0, False)])
+def test_an_excerpt_is_a_share_of_at_least_contained(covered, kept):
+    """At ``contained`` exactly, a pair is an excerpt; under it, not; a row that pairs a line
+    carries none, and without ``excerpts`` no unanchored pair counts."""
+    rows = [np.array([v]) for v in (0, 1, 0, 0)] + [np.array([covered])] * 2
+    totals = [np.array([100]), np.array([100])]
+
+    def pairs(**options) -> int:
+        shares = document_shares(*rows, *totals, whole=np.zeros(1, np.bool_), **options)
+        return len(shares)
+
+    assert pairs(contained=0.9, excerpts=True) == int(kept)
+    assert pairs(contained=0.9, excerpts=True, lines=np.ones(1, np.bool_)) == 0
+    assert pairs(contained=0.9) == 0

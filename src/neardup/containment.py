@@ -135,6 +135,7 @@ def document_shares(
     frame: np.ndarray | None = None,
     contained: float = 1.0,
     excerpts: bool = False,
+    lines: np.ndarray | None = None,
 ) -> DocumentShares:
     """Aggregate matched paragraph rows (one per paragraph pair, ``doc_a < doc_b``) into
     document pairs. ``covered_*``: the weight each row covers on that side; ``total_*``: the
@@ -145,8 +146,9 @@ def document_shares(
     count only in a document pair with at least one whole row that is not a frame: a contained
     paragraph needs a whole one beside it, and two documents that share no more than their
     frame (one header and footer around different stories) share nothing — unless, with
-    ``excerpts``, its rows that are not frames cover at least ``contained`` of one document (an
-    excerpt: :func:`_excerpt_rows`). A pair whose whole
+    ``excerpts``, its rows that are neither frames nor ``lines`` (default: none; per row, a
+    paragraph of it is a line: :func:`line_rows`) cover at least ``contained`` of one document
+    (an excerpt: :func:`_excerpt_rows`). A pair whose whole
     rows are all tails, neither document contained in the other (a share under
     ``contained``), is marked ``tail``: no duplicate (see the module docstring)."""
     doc_a = np.asarray(doc_a, np.int64)
@@ -159,9 +161,12 @@ def document_shares(
         anchored = np.isin(key, key[anchor])
         beyond_tail = np.isin(key, key[anchor & (code != TAIL_ROW)])
         if excerpts and not anchored.all():
+            loose = ~anchored & (code != FRAME_ROW)
+            if lines is not None:
+                loose &= ~np.asarray(lines, np.bool_)
             anchored |= _excerpt_rows(
-                key, ~anchored & (code != FRAME_ROW), para_a, para_b, covered_a, covered_b,
-                total_a, total_b, contained=contained,
+                key, loose, para_a, para_b, covered_a, covered_b, total_a, total_b,
+                contained=contained,
             )  # fmt: skip
         if not anchored.all():
             doc_a, doc_b = doc_a[anchored], doc_b[anchored]
@@ -251,6 +256,14 @@ def frame_rows(end_a: np.ndarray, end_b: np.ndarray) -> np.ndarray:
     return np.where(header | footer, FRAME_ROW, np.where(tail, TAIL_ROW, 0)).astype(np.int8)
 
 
+def line_rows(end_a: np.ndarray, end_b: np.ndarray) -> np.ndarray:
+    """Per matched row, whether one of its paragraphs is a *line* (``SHORT``: at most
+    ``HEADLINE_TOKENS`` tokens, :func:`frame_ends`). A line inside a paragraph is no excerpt: a
+    flash headline ("SEARS ROEBUCK SAID IT WILL REDEEM ALL … SHARES") restates the story that
+    follows it in other words, and a one-line statement is what a longer story quotes."""
+    return ((np.asarray(end_a, np.int8) | np.asarray(end_b, np.int8)) & SHORT) != 0
+
+
 def _excerpt_rows(
     key: np.ndarray,
     loose: np.ndarray,
@@ -263,11 +276,12 @@ def _excerpt_rows(
     *,
     contained: float,
 ) -> np.ndarray:
-    """Which ``loose`` rows (of pairs without an anchor, frames left out) belong to a pair one
-    of whose documents they cover to at least ``contained``: an *excerpt* — a document cut
-    from the other, its paragraphs each inside one of the other's (a one-paragraph story cut
-    short, a run of its sentences) — needs no whole paragraph beside it. A follow-up that
-    quotes a speech holds text of its own, so the quotes cover little of it."""
+    """Which ``loose`` rows (of pairs without an anchor; frames and lines left out) belong to a
+    pair one of whose documents they cover to at least ``contained``: an *excerpt* — a
+    document cut from the other, its paragraphs each inside one of the other's (a
+    one-paragraph story cut short, a run of its sentences) — needs no whole paragraph beside
+    it. A follow-up that quotes part of a speech holds text of its own, so the quotes cover
+    little of it (one that quotes all of a document is contained in it: a relation)."""
     rows = np.flatnonzero(loose)
     if not len(rows):
         return loose

@@ -516,7 +516,7 @@ class ParagraphOnline:
         return [c for c in found if c[1] != exclude]
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
-        from ..containment import document_shares, frame_rows
+        from ..containment import document_shares, frame_rows, line_rows
 
         key = self._key(doc)  # exact copies, as a batch groups them first
         exact = self.identical.matches(key, exclude) if key else []
@@ -562,6 +562,7 @@ class ParagraphOnline:
                 frame=frame_rows(merged.end[base[dj] + pj][ok], doc.state.end[qi][ok]),
                 contained=self.method.config.contained,
                 excerpts=self.method.config.excerpts,
+                lines=line_rows(merged.end[base[dj] + pj][ok], doc.state.end[qi][ok]),
             )
             query = np.zeros(len(shares), np.int64)  # the query is document 0 of its own
             self.method.veto_substituted(shares, merged, shares.a, doc.state, query)

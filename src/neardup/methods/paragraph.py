@@ -56,7 +56,14 @@ import numpy as np
 from ..arrays import in_sorted, unique_sorted
 from ..compiling import run_of_texts
 from ..config import HammingConfig, NormalizeConfig
-from ..containment import FRAME_ROW, DocumentShares, document_shares, frame_ends, frame_rows
+from ..containment import (
+    FRAME_ROW,
+    DocumentShares,
+    document_shares,
+    frame_ends,
+    frame_rows,
+    line_rows,
+)
 from ..copyrule import substituted as versions_with_values
 from ..errors import ConfigError
 from ..features import paragraphs as split_paragraphs
@@ -241,6 +248,8 @@ class ParagraphMethod:
     def persisted(self) -> dict[str, Any]:
         """What defines stored data (checked when a store is reopened)."""
         config = persisted_options(self.config)
+        if not config["contained_paragraphs"]:
+            config["excerpts"] = False  # decides nothing without contained paragraphs
         for option in ("contained_paragraphs", "excerpts", "unwrap_lines", "ignore_frames"):
             if not config[option]:
                 del config[option]  # what stores built before the option decide (and hold)
@@ -613,6 +622,7 @@ class ParagraphMethod:
             frame=frame_rows(paras.end[pl], paras.end[pr]),
             contained=self.config.contained,
             excerpts=self.config.excerpts,
+            lines=line_rows(paras.end[pl], paras.end[pr]),
         )
         self.veto_substituted(shares, paras, shares.a, paras, shares.b)
         self.stats["substituted_document_pairs"] = int((shares.substituted > 0).sum())

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..containment import document_shares, frame_rows
+from ..containment import document_shares, frame_rows, line_rows
 from ..index.layout import choose_blocks, make_layout
 from ..methods.auto import VERIFY_CHUNK
 from ..methods.paragraph import boilerplate, paragraph_positions
@@ -145,6 +145,7 @@ def _shares(
         frame=b.get("frame"),  # the topic evidence has no frames
         contained=contained,
         excerpts=excerpts,
+        lines=b.get("line"),  # the topic evidence has no lines
     )
     keep = shares.candidate(threshold=threshold, min_shared=min_shared)  # substitutions: later
     yield "candidates", len(shares)
@@ -332,6 +333,7 @@ def _matched(batches: Iterator[Batch], options: dict, tables: Any) -> Iterator[B
             "ta": b["total_a"][ok],
             "tb": b["total_b"][ok],
             "frame": frame_rows(b["end_a"][ok], b["end_b"][ok]),
+            "line": line_rows(b["end_a"][ok], b["end_b"][ok]),
         }
 
 
