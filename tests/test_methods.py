@@ -2463,6 +2463,20 @@ def test_keep_container_keeps_the_document_that_holds_the_others():
         dedup_texts(texts, method="paragraph", keep="container", clusters="components")
 
 
+def test_keep_container_holds_for_exact_copies_of_the_contained_document():
+    """Exact copies are one unit, and the method reports the containment of its first member
+    only: a second copy of an excerpt, read as contained in nothing, was taken before the story
+    that contains it, and removed the story (a digest likewise lost to a story repeated)."""
+    from neardup import dedup_texts
+
+    excerpt, story = "\n".join(PARA[:2]), "\n".join(PARA)
+    other = "体育新闻：足球联赛今晚继续进行，主队在主场迎战客队，比赛吸引大量球迷到场观看。"
+    for texts in ([excerpt, excerpt, story, other], [excerpt, story, excerpt, other]):
+        rep = dedup_texts(texts, method="paragraph", keep="container").clusters.representative
+        story_at = texts.index(story)
+        assert rep.tolist() == [story_at, story_at, story_at, 3], texts.index(story)
+
+
 def test_paragraph_pairs_are_not_joined_into_components(tmp_path, capsys):
     """A digest contains three stories: the greedy rule keeps the stories (none is a copy of
     another) and removes the digest; connected components joined all four and kept one story,

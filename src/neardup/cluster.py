@@ -152,10 +152,14 @@ def processing_order(
     keep: str,
     lengths: np.ndarray | None,
     containers: tuple[np.ndarray, np.ndarray] | None = None,
+    unit: np.ndarray | None = None,
 ) -> np.ndarray:
     """Input order for ``keep="first"``; longest first, then input order, for ``"longest"``;
     for ``"container"``, every document after the documents that contain it (``containers``:
-    ``(container, contained)`` position arrays), then input order."""
+    ``(container, contained)`` position arrays), then input order. ``unit`` (as for
+    :func:`greedy_representatives`) maps identical documents to their first, the only one the
+    containment pairs name: every copy sits at its first's level (a second copy of an excerpt
+    is as contained as the first)."""
     if keep not in KEEP_RULES:
         raise ConfigError(f"keep={keep!r} is not supported; choose one of {', '.join(KEEP_RULES)}")
     if keep == "first":
@@ -167,6 +171,8 @@ def processing_order(
                 "method reports it (--method paragraph); use --keep first or longest otherwise"
             )
         level = containment_levels(n, *containers)
+        if unit is not None:
+            level = level[np.asarray(unit, np.int64)]
         return np.lexsort((np.arange(n), level)).astype(np.int64)
     return np.lexsort((np.arange(n), -text_lengths(lengths, n))).astype(np.int64)
 

@@ -230,15 +230,16 @@ def cluster_result(
             pairs, found, default_method=default, fingerprints=fingerprints
         )
         return DedupResult(method_name, pairs, found, dist, sim, code, {}, fingerprints)
+    links = pairs.unit_links()
+    unit = np.arange(n, dtype=np.int64)
+    unit[pairs.right[links]] = pairs.left[links]
     order = processing_order(
         n,
         keep=keep,
         lengths=lengths,
         containers=containers(method_name, pairs) if keep == "container" else None,
+        unit=unit,
     )
-    links = pairs.unit_links()
-    unit = np.arange(n, dtype=np.int64)
-    unit[pairs.right[links]] = pairs.left[links]
     link_of = np.full(n, -1, np.int64)
     link_of[pairs.right[links]] = np.flatnonzero(links)
     between = np.flatnonzero(~links & (unit[pairs.left] != unit[pairs.right]))
