@@ -654,3 +654,31 @@ def test_an_input_whose_name_is_not_utf8_is_added_and_resumed(tmp_path, capsys):
     with sqlite3.connect(db) as conn:
         (name,) = conn.execute("SELECT name FROM neardup_checkpoints").fetchone()
     assert name == f"index-add:{path.resolve().parent}/bad\\xffname.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("command", "given", "said"),
+    [
+        (["index", "add"], ["--keep", "container"], "keeps the earlier document"),
+        (["index", "query"], ["--keep=longest"], "keeps the earlier document"),
+        (["serve"], ["--keep", "container"], "keeps the earlier document"),
+        (["index", "add"], ["--partial"], "decides duplicates only"),
+        (["serve"], ["--clusters", "components"], "greedy rule"),
+    ],
+)
+def test_batch_only_options_are_refused_online_with_the_reason(
+    tmp_path, capsys, command, given, said
+):
+    """``index``/``serve`` with ``--keep container`` (or longest, ``--partial``,
+    ``--clusters``) said only "unrecognized arguments": the online rule is keep-first, the one a
+    batch replays, and the others are choices of a batch run. Refused before a store exists."""
+    data = tmp_path / "d.jsonl"
+    write(data, TEXTS[:3])
+    db = tmp_path / "ix.db"
+    inputs = [] if command == ["serve"] else [str(data)]
+    code = main([*command, *inputs, "--db", f"sqlite:///{db}", "--method", "paragraph", *given])
+    err = capsys.readouterr().err
+    assert code == 2 and not db.exists()
+    flag = given[0].split("=")[0]
+    assert f"{flag} is an option of `neardup dedup`" in err and said in err, err
+    assert "unrecognized" not in err and "Traceback" not in err

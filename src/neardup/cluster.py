@@ -37,6 +37,11 @@ from .errors import ConfigError, InputError
 KEEP_RULES = ("first", "longest", "container")
 #: ``container`` follows containment evidence of one local run: not on Spark, not online.
 DISTRIBUTED_KEEP_RULES = ("first", "longest")
+CONTAINER_BATCH_ONLY = (
+    "keep container is a batch choice of `neardup dedup` (--method paragraph): it orders one "
+    "local run by the containment its pairs report; Spark keeps the first or the longest "
+    "document, the online detector (index, serve) the first"
+)
 CLUSTER_RULES = ("greedy", "components")
 MAX_LEVELS = 64  # containment depth considered by keep="container"
 

@@ -578,3 +578,29 @@ def test_the_spark_submit_entry_runs_as_a_script():
     )
     assert run.returncode == 0, run.stderr
     assert "usage: neardup spark-dedup" in run.stdout
+
+
+def test_keep_container_is_refused_as_a_batch_choice(tmp_path, capsys):
+    """``--keep container`` was "invalid choice" (and the library's message listed the rules
+    without the reason): it orders one local run by its containment evidence."""
+    source = _write_jsonl(tmp_path / "in.jsonl", ["今天天气很好", "明天会下雨"])
+    with pytest.raises(SystemExit):
+        main(
+            [
+                "spark-dedup",
+                source,
+                "-o",
+                str(tmp_path / "o"),
+                "--method",
+                "paragraph",
+                "--keep",
+                "container",
+                "--quiet",
+            ]
+        )
+    err = capsys.readouterr().err
+    assert "batch choice of `neardup dedup`" in err and "invalid choice" not in err, err
+    from neardup.spark.job import _checked_config
+
+    with pytest.raises(ConfigError, match="batch choice of `neardup dedup`"):
+        _checked_config("paragraph", {}, keep="container", on_error="fail")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 from typing import Any
 
 from ..errors import ConfigError
@@ -53,6 +54,7 @@ def add_detector_options(p: argparse.ArgumentParser, *, writes: bool = True) -> 
         help="auto, paragraph: the common-gram table a batch run of the method wrote "
         "(OUTDIR/common_grams.npz), so that online decisions equal that run's",
     )
+    p.set_defaults(explain_unknown=partial(batch_only, p.prog))
     if writes:
         p.add_argument(
             "--store-duplicates",
@@ -60,6 +62,30 @@ def add_detector_options(p: argparse.ArgumentParser, *, writes: bool = True) -> 
             default=True,
             help="store documents found to be duplicates (default: yes; never matched against)",
         )
+
+
+# options of `neardup dedup` the online detector has not, and why
+BATCH_ONLY = {
+    "--keep": "the online detector keeps the earlier document (a new one is a duplicate of a "
+    "kept one, never the reverse), which `neardup dedup --keep first` replays; longest and "
+    "container reorder a whole batch",
+    "--clusters": "the online detector decides by the greedy rule, each duplicate verified "
+    "against its kept document",
+    "--partial": "it reports a batch run's partial duplicates in pairs.csv; the online "
+    "detector decides duplicates only",
+    "--pairs": "the online detector answers each document's matches",
+    "--against": "`neardup index query` checks documents against a store without adding them",
+}
+
+
+def batch_only(command: str, unknown: list[str]) -> str | None:
+    """Why ``command`` (``neardup serve``, ``neardup index add``...) lacks the first of
+    ``unknown`` that is an option of `neardup dedup`; None otherwise (argparse's
+    "unrecognized arguments")."""
+    flag = next((a.split("=", 1)[0] for a in unknown if a.split("=", 1)[0] in BATCH_ONLY), None)
+    if flag is None:
+        return None
+    return f"{flag} is an option of `neardup dedup`, not of `{command}`: {BATCH_ONLY[flag]}"
 
 
 def _same_name(flag: str, fields: set[str]) -> str | None:

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ..cluster import DISTRIBUTED_KEEP_RULES
+from ..cluster import CONTAINER_BATCH_ONLY, DISTRIBUTED_KEEP_RULES
 from ..errors import ConfigError, NeardupError
 from ..methods import SPARK_DEFAULT_METHOD
 from ..readers import ON_ERROR
@@ -36,7 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("jsonl", "parquet"), help="input format (default: name)")
     p.add_argument("--text-field", default="text", help="field holding the text (default: text)")
     p.add_argument("--id-field", help="field holding the id (default: the record number)")
-    p.add_argument("--keep", choices=DISTRIBUTED_KEEP_RULES, default="first", help="default: first")
+    p.add_argument(
+        "--keep",
+        type=_distributed_keep,
+        choices=DISTRIBUTED_KEEP_RULES,
+        default="first",
+        help="default: first",
+    )
     p.add_argument("--on-error", choices=ON_ERROR, default="fail", help="default: fail")
     p.add_argument("--partitions", type=int, help="shuffle partitions (default: 2 x cores)")
     p.add_argument(
@@ -56,6 +62,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_method_options(p, batch=False)
     p.set_defaults(method=SPARK_DEFAULT_METHOD, explain_unknown=batch_only)
     p.set_defaults(func=run)
+
+
+def _distributed_keep(value: str) -> str:
+    """``--keep``'s value; ``container`` refused with the reason (argparse said only "invalid
+    choice"), the other rules it lacks by its choices."""
+    if value == "container":
+        raise argparse.ArgumentTypeError(CONTAINER_BATCH_ONLY)
+    return value
 
 
 # options of `neardup dedup` that the Spark job does not have

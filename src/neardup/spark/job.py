@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cluster import DISTRIBUTED_KEEP_RULES
+from ..cluster import CONTAINER_BATCH_ONLY, DISTRIBUTED_KEEP_RULES
 from ..errors import ConfigError, InputError
 from ..index.layout import choose_blocks, make_layout
 from ..methods import SPARK_DEFAULT_METHOD, SPARK_METHODS, create
@@ -281,6 +281,8 @@ def _checked_config(method: str, options: dict[str, Any], *, keep: str, on_error
             f"spark-dedup runs the methods {', '.join(SPARK_METHODS)}, not {method!r}; "
             "use `neardup dedup` for it"
         )
+    if keep == "container":
+        raise ConfigError(CONTAINER_BATCH_ONLY)
     if keep not in DISTRIBUTED_KEEP_RULES:
         raise ConfigError(
             f"keep={keep!r} is not supported; choose one of {', '.join(DISTRIBUTED_KEEP_RULES)}"
