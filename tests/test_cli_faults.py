@@ -492,6 +492,48 @@ def test_an_option_that_would_be_ignored_is_an_error(tmp_path, capsys, given, ne
     assert main(["dedup", str(path), "-o", str(tmp_path / "p"), *given, *more, "--quiet"]) == 0
 
 
+@pytest.mark.parametrize(
+    "option, evidence",
+    [
+        ("min_words=2", "copy"),
+        ("max_paragraph_docs=10", "copy"),
+        ("min_shared_chars=10", "topic"),
+        ("overlap=0.5", "topic"),
+        ("excerpts=false", "topic"),
+        ("ignore_frames=false", "topic"),
+        ("contained_paragraphs=false", "topic"),
+        ("version_coverage=0.8", "topic"),
+        ("min_paragraph_grams=4", "topic"),
+        ("heard_grams=false", "topic"),
+        ("word_grams=0", "topic"),
+        ("gram=4", "topic"),
+        ("sketch=8", "topic"),
+        ("common_min_df=5", "topic"),
+        ("common_share=0.01", "topic"),
+    ],
+)
+def test_a_paragraph_option_of_the_other_evidence_is_an_error(tmp_path, capsys, option, evidence):
+    """Each paragraph evidence reads its own options: --option min_words=2 with the default
+    ``copy`` evidence, or --option overlap=0.5 (min_shared_chars, excerpts ...) with
+    ``evidence=topic``, were taken and ignored (exit 0, the same answer), while --max-distance
+    was refused. Refused alike by dedup, compare and index add, naming the evidence they need."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(jsonl(6)))
+    given = ["--method", "paragraph", "--option", f"evidence={evidence}", "--option", option]
+    other = "topic" if evidence == "copy" else "copy"
+    name = option.split("=")[0]
+    needs = f"--option {name} acts only with --option evidence={other}"
+    assert main(["dedup", str(path), "-o", str(tmp_path / "o"), *given, "--quiet"]) == 2
+    assert needs in capsys.readouterr().err
+    assert main(["compare", *given, "a", "b"]) == 2
+    assert needs in capsys.readouterr().err
+    db = tmp_path / "ix.db"
+    assert main(["index", "add", str(path), "--db", f"sqlite:///{db}", *given, "--quiet"]) == 2
+    assert needs in capsys.readouterr().err and not db.exists()
+    fixed = ["--method", "paragraph", "--option", f"evidence={other}", "--option", option]
+    assert main(["dedup", str(path), "-o", str(tmp_path / "p"), *fixed, "--quiet"]) == 0
+
+
 def test_idf_files_that_cannot_act(tmp_path, capsys):
     """An IDF file was read, recorded and ignored without --weights tfidf; an empty one ended in
     numpy's IndexError, one not in UTF-8 in a UnicodeDecodeError, each with a traceback. Now each

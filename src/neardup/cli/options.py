@@ -170,6 +170,24 @@ def method_options(args: argparse.Namespace) -> dict[str, Any]:
     return given
 
 
+# the paragraph method's options that one evidence reads and the other does not
+_TOPIC_ONLY = ("min_words", "max_paragraph_docs")
+_COPY_ONLY = (
+    "min_shared_chars",
+    "gram",
+    "sketch",
+    "common_min_df",
+    "common_share",
+    "min_paragraph_grams",
+    "version_coverage",
+    "overlap",
+    "heard_grams",
+    "word_grams",
+    "contained_paragraphs",
+    "excerpts",
+    "ignore_frames",
+)
+
 # options a method takes but uses only with another one: (method, option, the other, its value
 # (None: any but None), how to give it with dedup's flags, and with --option alone (serve, index))
 _ACTS_ONLY_WITH = (
@@ -183,6 +201,10 @@ _ACTS_ONLY_WITH = (
      "--option evidence=topic"),
     ("paragraph", "blocks", "evidence", "topic", "--option evidence=topic",
      "--option evidence=topic"),
+    *(("paragraph", o, "evidence", "topic", "--option evidence=topic", "--option evidence=topic")
+      for o in _TOPIC_ONLY),
+    *(("paragraph", o, "evidence", "copy", "--option evidence=copy (the default)",
+       "--option evidence=copy (the default)") for o in _COPY_ONLY),
 )  # fmt: skip
 
 
