@@ -135,3 +135,11 @@ def test_the_help_says_what_a_bad_record_does_by_default(capsys, command):
         parser = next(a for a in parser._subparsers._group_actions).choices[name]
     default = next(a.default for a in parser._actions if a.dest == "on_error")
     assert f"default: {default}" in option_help(help_text(capsys, command), "--on-error")
+
+
+def test_compare_help_says_what_the_paragraph_indices_count(capsys):
+    """``compare --method paragraph`` prints ``matched_paragraphs`` as ``[[i, j], ...]`` and the
+    help never said which document each index is of, or that they are 0-based over the
+    paragraphs as the method splits them (not the file's line numbers)."""
+    text = " ".join(help_text(capsys, ["compare"]).split())
+    assert "matched_paragraphs" in text and "0-based" in text and "blank lines" in text

@@ -19,7 +19,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Compare two texts (strings, or @path to read a file; a text that starts "
         "with @ is written @@…) and print both fingerprints, the Hamming distance, "
         "character-3-gram Jaccard, edit similarity and the method's verdict as JSON. Exit code "
-        "0 either way; an empty or blank text is an error (dedup skips such texts).",
+        "0 either way; an empty or blank text is an error (dedup skips such texts). "
+        "paragraph: share_a / share_b are the shares of the first / second text's distinctive "
+        "characters its matched paragraphs cover, containment a_in_b when the first text is "
+        "contained in the second (b_in_a, mutual, partial), and matched_paragraphs [[i, j], "
+        "...] pairs paragraph i of the first text with paragraph j of the second, 0-based over "
+        "its paragraphs as the method splits them: its lines, blank lines skipped, hard-wrapped "
+        "prose lines joined (docs/algorithms.md).",
     )
     p.add_argument("text_a", help="first text, @FILE, or @@… for a text starting with @")
     p.add_argument("text_b", help="second text, @FILE, or @@… for a text starting with @")
