@@ -202,18 +202,22 @@ def warn_in_memory(url: str) -> None:
 
 
 def warn_without_tables(detector: Any) -> None:
-    """Tell a user writing to a store of the default method without a common-gram table what
-    that costs: no text counts as common, so documents of one template (notices, headers) are
-    all candidates of each other — checks slow down as the store grows — and the decisions are
-    not those of ``neardup dedup`` over the same documents, which fits a table first."""
+    """Tell a user writing to a store of a method that fits a common-gram table (the default
+    ``auto``; ``paragraph`` with its default ``copy`` evidence) without one what that costs: no
+    text counts as common, so documents of one template (notices, headers) are all candidates
+    of each other — checks slow down as the store grows — and the decisions are not those of
+    ``neardup dedup`` over the same documents, which fits a table first."""
     method = detector.method
-    if getattr(method, "name", None) != "auto" or method.tables is not None:
+    name = getattr(method, "name", None)
+    if name not in ("auto", "paragraph") or method.tables is not None:
         return
+    if name == "paragraph" and method.config.evidence != "copy":
+        return  # the topic evidence takes no table
+    fit = "neardup dedup CORPUS -o DIR" + ("" if name == "auto" else f" --method {name}")
     print(
         "neardup: warning: no common-gram table (--tables): no text counts as common, so "
         "documents built from one template are all compared with each other (checks slow "
         "down as the store grows), and decisions differ from `neardup dedup`, which fits one; "
-        "fit it with `neardup dedup CORPUS -o DIR` and pass --tables DIR/common_grams.npz to "
-        "a new store",
+        f"fit it with `{fit}` and pass --tables DIR/common_grams.npz to a new store",
         file=sys.stderr,
     )
