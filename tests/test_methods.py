@@ -2541,6 +2541,46 @@ def test_auto_partial_reports_what_paragraphs_share_without_removing_it():
         create("auto", partial=True).online_index()
 
 
+def test_auto_partial_reports_no_copy_of_an_exact_copy():
+    """``partial`` judged the paragraphs of every document, exact copies included, so a second
+    copy of a repost was reported as a partial duplicate (``duplicate=false``) of the story
+    that auto removes it with — a copy as whole texts, which ``partial`` leaves out; the
+    paragraph method groups exact copies first and reports only the first copy's pairs (and a
+    story repeated past the commonness limit made its paragraphs common text, the partial
+    duplicates ``paragraph`` finds lost). Now ``partial`` reports what ``paragraph`` reports,
+    less auto's copies."""
+    from neardup import dedup_texts
+
+    story = "\n".join(PARA + [p[::-1] for p in PARA])
+    repost = "编者按：此文值得一读，转给大家。\n" + story
+    other = "体育新闻：足球联赛今晚继续进行，主队在主场迎战客队，比赛吸引大量球迷到场观看。"
+    for texts in ([repost, repost, story, other], [story, repost, other, repost]):
+        plain = dedup_texts(texts, method="auto")
+        result = dedup_texts(texts, method="auto", partial=True)
+        rep = plain.clusters.representative
+        assert len(set(rep[[texts.index(story), texts.index(repost)]].tolist())) == 1
+        para = create("paragraph")
+        both = [para.find_pairs(texts), para.related_pairs]
+        want = {p for ps in both for p in zip(ps.left.tolist(), ps.right.tolist(), strict=True)}
+        want -= set(zip(plain.pairs.left.tolist(), plain.pairs.right.tolist(), strict=True))
+        got = set(zip(result.related.left.tolist(), result.related.right.tolist(), strict=True))
+        assert got == want, texts.index(story)
+        for a, b in got:  # nothing auto removes as a copy of the other's kept document
+            assert rep[a] != rep[b]
+    # a story repeated more often than the commonness limit (20 documents) made its own
+    # paragraphs common text: the digest quoting two of them was reported by paragraph, not here
+    digest = "\n".join(
+        [PARA[0], PARA[1], other, "气象台预计，明后两天北方地区将迎来大风降温天气。"]
+    )
+    texts = [story] * 25 + [digest]
+    result = dedup_texts(texts, method="auto", partial=True)
+    para = create("paragraph")
+    found = para.find_pairs(texts)
+    evidence = {**found.evidence, **para.related_pairs.evidence}  # duplicates and partial
+    assert (0, 25) in evidence and set(result.related.evidence) == {(0, 25)}
+    assert result.related.evidence[(0, 25)] == evidence[(0, 25)]
+
+
 def test_aligned_token_arrays_equal_aligning_the_token_lists():
     """The copy rule hands rapidfuzz each text's token hashes as an ``array.array``; the
     matched counts equal aligning the hashes as Python lists (oracle), for hashes over 2**63

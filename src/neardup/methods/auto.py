@@ -788,21 +788,25 @@ class AutoMethod:
 
     def _partial_pairs(self, texts: Sequence[str], found: PairSet) -> PairSet:
         """``partial``: pairs of documents that share paragraphs (the ``paragraph`` method's
-        evidence and decision, both its duplicates and its partial duplicates) without being
-        copies as whole texts — reported with their paragraph evidence, never removed."""
+        evidence and decision, both its duplicates and its partial duplicates, exact copies
+        grouped first as it groups them) without being copies as whole texts — reported with
+        their paragraph evidence, never removed."""
         para = self._paragraph()
         para.inner.workers = self.workers
-        shares = para.shares(texts)
-        shared = np.minimum(shares.covered_a, shares.covered_b)
-        related = shared >= para.min_shared
-        n = np.int64(len(texts))
-        related &= ~np.isin(shares.a * n + shares.b, found.left * n + found.right)
-        return PairSet.build(
-            shares.a[related],
-            shares.b[related],
-            method="paragraph",
-            similarity=shares.score[related],
-            evidence=shares.evidence(related, contained=para.config.contained),
+        exact, shares = para.distinct_shares(texts)
+        related = np.minimum(shares.covered_a, shares.covered_b) >= para.min_shared
+        related &= ~_copies(found, len(texts), shares.a, shares.b)
+        return PairSet.concat(
+            [
+                exact.select(~_copies(found, len(texts), exact.left, exact.right)),
+                PairSet.build(
+                    shares.a[related],
+                    shares.b[related],
+                    method="paragraph",
+                    similarity=shares.score[related],
+                    evidence=shares.evidence(related, contained=para.config.contained),
+                ),
+            ]
         )
 
     def score_pairs(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
@@ -864,6 +868,23 @@ class AutoMethod:
                 k: para[k] for k in ("share_a", "share_b", "containment", "matched_paragraphs")
             }
         return found
+
+
+def _copies(found: PairSet, n: int, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Which pairs ``(left[k], right[k])`` of ``n`` documents ``found`` (auto's pairs) makes
+    copies: the two documents are exact copies of each other, or auto pairs their first
+    copies (it links every other exact copy to its first only)."""
+    unit = np.arange(n, dtype=np.int64)
+    links = found.unit_links()
+    unit[found.right[links]] = found.left[links]
+    pairs = np.unique(_unordered(unit[found.left], unit[found.right], n))
+    a, b = unit[np.asarray(left, np.int64)], unit[np.asarray(right, np.int64)]
+    return (a == b) | np.isin(_unordered(a, b, n), pairs)
+
+
+def _unordered(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """One key per pair of positions below ``n``, whichever comes first."""
+    return np.minimum(a, b) * np.int64(n) + np.maximum(a, b)
 
 
 def _why_not(verdict: CopyVerdict, *, short: bool, config: AutoConfig) -> str:

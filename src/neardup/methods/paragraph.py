@@ -669,12 +669,6 @@ class ParagraphMethod:
         return boilerplate(pp.fingerprints, pp.doc, self.config.max_paragraph_docs)
 
     # -- batch ------------------------------------------------------------------------------
-    def shares(self, texts: Sequence[str], *, fit: bool = True) -> DocumentShares:
-        """Every candidate document pair with its covered shares (the configured evidence)."""
-        if self.config.evidence == "topic":
-            return self._topic_shares(texts)
-        return self._copy_shares(*self.compared_paragraphs(texts), fit=fit)
-
     def evidence_paragraphs(self, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """Every paragraph of ``texts`` as the evidence reads it, in order, and how many each
         document has: the compared paragraphs (``copy``, :meth:`compared_paragraphs`), or the
@@ -713,6 +707,15 @@ class ParagraphMethod:
             return self._find_pairs(texts)
 
     def _find_pairs(self, texts: Sequence[str]) -> PairSet:
+        exact, shares = self.distinct_shares(texts)
+        found = self._decided(shares)
+        return PairSet.concat([exact, found])
+
+    def distinct_shares(self, texts: Sequence[str]) -> tuple[PairSet, DocumentShares]:
+        """The exact copies of ``texts`` (the same :meth:`document_keys`), each paired with the
+        first document of its text, and the shares of every candidate pair among those first
+        documents (positions in ``texts``): what :meth:`find_pairs` decides on, and what
+        ``auto``'s ``partial`` reports."""
         cfg = self.config
         compared, counts = self.evidence_paragraphs(texts)
         first, group, copies = identical_groups(self.document_keys(texts, compared, counts))
@@ -723,8 +726,7 @@ class ParagraphMethod:
         del compared
         shares.a, shares.b = first[shares.a], first[shares.b]  # positions in ``texts``
         self.stats.update(documents=len(texts), exact_copies=len(copies))
-        found = self._decided(shares)
-        return PairSet.concat([exact_copy_pairs(first, group, copies), found])
+        return exact_copy_pairs(first, group, copies), shares
 
     def _decided(self, shares: DocumentShares) -> PairSet:
         """The duplicate pairs among ``shares``; the partial ones and the near misses kept."""
