@@ -757,30 +757,28 @@ def test_paragraph_stories_of_one_template_are_partial_not_duplicates():
 
 def test_paragraph_pairs_of_two_documents_are_made_a_chunk_at_a_time(monkeypatch):
     """Two documents of thousands of lines made every pair of their paragraphs at once (22 GB
-    for two 4 MB texts): the chunks, however small, are the full cross product in order
-    (brute force), and the paragraph method's verdicts do not change with the chunk size."""
-    from types import SimpleNamespace
-
+    for two 4 MB texts): the chunks, however small, are the full cross product of each group's
+    runs in order (brute force), and the paragraph method's verdicts do not change with the
+    chunk size."""
     from neardup.methods import paragraph
+    from neardup.prefixjoin import run_pairs
 
     rng = np.random.default_rng(7)
-    docs = np.sort(rng.integers(0, 6, 40))
-    a = SimpleNamespace(doc=docs, usable=rng.random(40) < 0.8)
-    b = SimpleNamespace(doc=np.sort(rng.integers(0, 6, 30)), usable=rng.random(30) < 0.8)
-    da, db = rng.integers(0, 7, 9), rng.integers(0, 7, 9)  # document 6 has no paragraph
+    lo_a, n_a = rng.integers(0, 40, 9), rng.integers(0, 8, 9)  # some groups hold no row
+    lo_b, n_b = rng.integers(0, 30, 9), rng.integers(0, 8, 9)
     want = [
-        (k, i, j)
-        for k in range(len(da))
-        for i in np.flatnonzero(a.usable & (a.doc == da[k]))
-        for j in np.flatnonzero(b.usable & (b.doc == db[k]))
+        (g, int(lo_a[g] + i), int(lo_b[g] + j))
+        for g in range(len(n_a))
+        for i in range(n_a[g])
+        for j in range(n_b[g])
     ]
     for size in (1, 2, 5, 64, 10_000):
-        chunks = list(paragraph._cross_chunks(a, da, b, db, size))
+        chunks = list(run_pairs(lo_a, n_a, lo_b, n_b, size))
         got = [
             t for k, i, j in chunks for t in zip(k.tolist(), i.tolist(), j.tolist(), strict=True)
         ]
-        assert got == [tuple(map(int, w)) for w in want]
-        assert all(len(k) <= max(size, max(np.bincount(b.doc[b.usable]))) for k, _, _ in chunks)
+        assert got == want
+        assert all(len(k) <= max(size, n_b.max()) for k, _, _ in chunks)
     y2024 = SESSION_FRAME + "\n" + SESSION_2024  # the frame first: not a shared tail alone
     texts = [y2024, SESSION_FRAME + "\n" + SESSION_2025, "编者按：全文转载如下。\n" + y2024]
     method = create("paragraph", min_shared_chars=30)

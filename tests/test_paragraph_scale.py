@@ -18,9 +18,12 @@ import neardup.copyrule.tokens as tokens_module
 import neardup.copyrule.verdicts as verdicts_module
 import neardup.methods.auto as auto_module
 import neardup.methods.paragraph as paragraph_module
-from neardup.arrays import in_sorted
+from neardup.arrays import in_sorted, unique_sorted
 from neardup.dedup import dedup_with
+from neardup.index.ngram import candidates_from_keys
 from neardup.methods import create
+from neardup.methods.paragraphpairs import VetoRows
+from neardup.prefixjoin import run_pairs
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample_zh.jsonl"
 
@@ -46,9 +49,55 @@ def _documents() -> list[str]:
     return [*others, page, page + "\n又一段新的文字，说的是别的事情。", "\n".join(changed * 3)]
 
 
-def _every_pair(self, a, da, b, db):  # the oracle: every cross pair, none left out
-    found = list(paragraph_module._cross_chunks(a, da, b, db))
+def _cross_chunks(a, da, b, db, size=1 << 20):
+    """Every pair of usable paragraphs of documents ``da[k]`` (rows of ``a``) and ``db[k]``
+    (rows of ``b``), in order, ``size`` at a time: what the veto went through before."""
+    rows_a, rows_b = np.flatnonzero(a.usable), np.flatnonzero(b.usable)
+    lo_a = np.searchsorted(a.doc[rows_a], da, "left")
+    lo_b = np.searchsorted(b.doc[rows_b], db, "left")
+    na = np.searchsorted(a.doc[rows_a], da, "right") - lo_a
+    nb = np.searchsorted(b.doc[rows_b], db, "right") - lo_b
+    for k, i, j in run_pairs(lo_a, na, lo_b, nb, size):
+        yield k, rows_a[i], rows_b[j]
+
+
+def _every_pair_substitutions(self, a, da, b, db):
+    """The oracle: the veto as it was, every paragraph pair of the cross product looked at
+    and every pair that can pass judged, none left out, none judged once for several."""
+    pm = paragraph_module
+    da, db = np.asarray(da, np.int64), np.asarray(db, np.int64)
+    copied_a, copied_b, changes = [], [], []
+    found = []
+    for k, ia, ib in _cross_chunks(a, da, b, db):
+        at = self.inner.passing(a.prepared, ia, b.prepared, ib)
+        found.append((k[at], ia[at], ib[at]))
     none = np.empty(0, np.int64)
+    k, ia, ib = (np.concatenate([none, *(f[i] for f in found)]) for i in range(3))
+    ok, changed = self._copies(a, ia, b, ib)
+    copied_a.append(((k << 32) | ia)[ok])
+    copied_b.append(((k << 32) | ib)[ok])
+    changes.append(changed[ok])
+    copies = unique_sorted(np.concatenate([none, *copied_a]))
+    copies_b = unique_sorted(np.concatenate([none, *copied_b]))
+    copied_rest = pm._all_but_first_copied(a, da, copies) & pm._all_but_first_copied(
+        b, db, copies_b
+    )
+    found = []
+    for k, ia, ib in _cross_chunks(a, da, b, db):
+        free = ~in_sorted((k << 32) | ia, copies) & ~in_sorted((k << 32) | ib, copies_b)
+        k, ia, ib = k[free], ia[free], ib[free]
+        versions, one_value = self._versions(a, ia, b, ib)
+        versions &= ~(pm._headlines(a, ia, b, ib, most=pm.HEADLINE_TOKENS) & copied_rest[k])
+        found.append((k[versions], a.index[ia[versions]], b.index[ib[versions]]))
+        copied_a.append(((k << 32) | ia)[one_value])
+        copied_b.append(((k << 32) | ib)[one_value])
+        changes.append(np.ones(int(one_value.sum()), np.int64))
+    keys_a, keys_b = np.concatenate([none, *copied_a]), np.concatenate([none, *copied_b])
+    most = self._corrections(a, da, b, db)
+    at = pm._changed_copies(keys_a, keys_b, np.concatenate([none, *changes]), most=most)
+    found.append(
+        (keys_a[at] >> 32, a.index[keys_a[at] & pm.ROW_MASK], b.index[keys_b[at] & pm.ROW_MASK])
+    )
     return tuple(np.concatenate([none, *(f[i] for f in found)]) for i in range(3))
 
 
@@ -79,15 +128,18 @@ def test_the_veto_judges_only_pairs_that_can_pass_and_finds_what_every_pair_find
     da, db = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
     da, db = da[da < db], db[da < db]
     found = method.substitutions(paras, da, paras, db)
-    kept = len(method._passing(paras, da, paras, db)[0])
-    every = sum(len(k) for k, _, _ in paragraph_module._cross_chunks(paras, da, paras, db))
+    assert VetoRows(paras, paras, da, db).joined
+    kept = len(method._passing(paras, da, paras, db, VetoRows(paras, paras, da, db))[0])
+    every = sum(len(k) for k, _, _ in _cross_chunks(paras, da, paras, db))
     assert 0 < kept < every // 20  # most pairs of short lines are dropped unjudged
     with monkeypatch.context() as patched:
-        patched.setattr(paragraph_module.ParagraphMethod, "_passing", _every_pair)
+        patched.setattr(
+            paragraph_module.ParagraphMethod, "substitutions", _every_pair_substitutions
+        )
         oracle = method.substitutions(paras, da, paras, db)
         oracle_run = dedup_with(create("paragraph"), docs)
     assert len(oracle[0]) > 0  # the changed figures are versions
-    assert _sorted_triples(found) == _sorted_triples(oracle)
+    assert [f.tolist() for f in found] == [f.tolist() for f in oracle]  # in the same order
     run = dedup_with(create("paragraph"), docs)
     assert _answers(run) == _answers(oracle_run)
     assert run.clusters.representative.tolist()[-3:] == [n - 3, n - 3, n - 1]
@@ -186,3 +238,160 @@ def test_a_large_batch_takes_the_kernels_for_every_chunk_of_its_paragraphs(monke
     assert called == []
     create("paragraph").find_pairs(texts[:20])  # a small batch still takes them
     assert called
+
+
+def _clauses(count: int) -> list[str]:
+    """Distinct clauses of the bundled sample's stories (short lines of a few words)."""
+    texts = [json.loads(line)["text"] for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    found = [s for t in texts for s in re.split(r"(?<=[。，；！？])", t.replace("\n", ""))]
+    return list(dict.fromkeys(s for s in found if len(s) >= 10))[:count]
+
+
+def _short_line_pages(lines: int) -> list[str]:
+    """Pages of ``lines`` short lines each, as one request may send them: a page, another
+    page, the page with figures changed in a few lines (versions: the veto) and a line added,
+    a page of a few of its lines repeated many times over, and the page re-sent with a line
+    added (a duplicate)."""
+    clauses = _clauses(lines + 400)
+    page = clauses[:lines]
+    changed = list(page)
+    rng = random.Random(3)
+    for at in rng.sample([k for k, c in enumerate(page) if re.search(r"\d", c)], 8):
+        changed[at] = re.sub(r"\d", lambda m: str((int(m.group()) + 3) % 10), changed[at])
+    few = [page[k % 40] for k in range(lines)]
+    return [
+        "\n".join(page),
+        "\n".join(clauses[lines:]),
+        "\n".join([*changed, "又一段新的文字，说的是别的事情。"]),
+        "\n".join(few),
+        "\n".join([*page, "编者按：本文转载时有删节。"]),
+    ]
+
+
+class _PairCount:
+    """Paragraph pairs handed to the copy rule's shape test (``shaped``), and verified: by
+    its verdicts and as versions with other values (``verified``)."""
+
+    def __init__(self, monkeypatch):
+        self.shaped = self.verified = 0
+        for owner, name, field in (
+            (auto_module.AutoMethod, "passing", "shaped"),
+            (auto_module.AutoMethod, "judge", "verified"),
+            (paragraph_module.ParagraphMethod, "_versions", "verified"),
+        ):
+            real = getattr(owner, name)
+
+            def counting(method, a, ia, b, ib, *args, _real=real, _field=field, **kwargs):
+                setattr(self, _field, getattr(self, _field) + len(ia))
+                return _real(method, a, ia, b, ib, *args, **kwargs)
+
+            monkeypatch.setattr(owner, name, counting)
+
+
+def test_a_request_of_thousands_of_short_lines_is_answered_as_batch_with_few_pairs(
+    monkeypatch,
+):
+    """One check-and-insert of a page of 1,500 short lines against a store holding such
+    pages looked at every pair of their lines (2.25 million per stored page) and verified
+    most of them one by one (a service's writer held for minutes at 20,000 lines). The
+    online answers are the batch run's, and the pairs verified stay a small multiple of the
+    lines, not their square."""
+    from neardup.online import Detector
+    from neardup.store import open_store
+
+    lines = 1500
+    docs = _short_line_pages(lines)
+    method = create("paragraph")
+    batch = dedup_with(method, docs)
+    detector = Detector(store=open_store("memory://"), method="paragraph", tables=method.tables)
+    counts, online = [], []
+    for k, text in enumerate(docs):
+        with monkeypatch.context() as patched:
+            counter = _PairCount(patched)
+            found = detector.add(f"d{k}", text)
+        counts.append((counter.shaped, counter.verified))
+        best = found.matches[0] if found.duplicate else None
+        online.append(
+            (k, -1.0) if best is None else (int(best.id[1:]), round(float(best.similarity), 6))
+        )
+    want = [
+        (int(r), -1.0 if np.isnan(s) else round(float(s), 6))
+        for r, s in zip(
+            batch.clusters.representative, batch.similarity_to_representative, strict=True
+        )
+    ]
+    assert online == want
+    assert want[-1][0] == 0 and want[-2][0] == 3  # the re-sent page is a duplicate; the
+    # page of 40 lines repeated is kept (its lines' grams are common in the batch's table)
+    # before: every pair of the page's lines with each stored page's shaped (2.5 million
+    # here), and 2 million of them verified one by one
+    assert max(verified for _shaped, verified in counts) <= 5 * lines, counts
+    assert max(shaped for shaped, _verified in counts) <= lines * lines // 2, counts
+
+
+def test_the_veto_of_pages_of_short_lines_finds_what_every_pair_finds(monkeypatch):
+    """The veto of pages of short lines (copies, versions with other values, lines repeated
+    many times over) by the prefix join of their distinct lines gives what looking at every
+    pair gives, in the same order; batch runs decide alike."""
+    docs = _short_line_pages(600)
+    method = create("paragraph")
+    paras = method.paragraphs(docs, fit=True)
+    n = len(docs)
+    da, db = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+    da, db = da[da < db], db[da < db]
+    found = method.substitutions(paras, da, paras, db)
+    assert VetoRows(paras, paras, da, db).joined  # not every pair: the joins
+    with monkeypatch.context() as patched:
+        patched.setattr(
+            paragraph_module.ParagraphMethod, "substitutions", _every_pair_substitutions
+        )
+        oracle = method.substitutions(paras, da, paras, db)
+        oracle_run = dedup_with(create("paragraph"), docs)
+    assert len(oracle[0]) > 0  # the changed figures are versions
+    assert [f.tolist() for f in found] == [f.tolist() for f in oracle]
+    assert _answers(dedup_with(create("paragraph"), docs)) == _answers(oracle_run)
+
+
+def test_paragraph_pairs_with_the_same_texts_are_judged_once_with_the_same_verdicts():
+    """A page of a few lines repeated many times over pairs each line with itself thousands
+    of times: judged once per pair of texts, each pair gets the verdict judging it alone
+    gives."""
+    docs = _short_line_pages(300)
+    method = create("paragraph")
+    paras = method.paragraphs([docs[0], docs[3], docs[4]], fit=False)
+    left, right, _stats = candidates_from_keys(*method.usable_sketch(paras))
+    cross = paras.doc[left] != paras.doc[right]
+    left, right = left[cross], right[cross]
+    assert len(left) > 2 * len({(paras.prepared.compared[i], paras.prepared.compared[j])
+                                for i, j in zip(left.tolist(), right.tolist(), strict=True)})  # fmt: skip
+    once = method.matches(paras, left, paras, right)
+    every = method._matches(paras, left, paras, right, copies_only=False, contained=True)
+    assert [x.tolist() for x in once] == [x.tolist() for x in every]
+    assert once[0].sum() > 0
+
+
+def test_online_candidates_are_those_of_each_key_of_each_paragraph():
+    """The online paragraph index looks each distinct paragraph's keys up once: the same
+    candidates, in the same order, as looking up every key of every paragraph."""
+    from neardup.methods.incremental import ParagraphOnline
+
+    def every_key(index, doc, skip):
+        found = {}
+        for i, key in index._keys(doc.state):
+            for doc_id, j in index.postings.get(key, {}):
+                found[(i, doc_id, j)] = None
+        found = [c for c in found if c[1] not in skip]
+        ids = list(dict.fromkeys(d for _i, d, _j in found))
+        place = {d: k for k, d in enumerate(ids)}
+        return ids, [[i for i, _, _ in found], [place[d] for _, d, _ in found],
+                     [j for _, _, j in found]]  # fmt: skip
+
+    online = ParagraphOnline(create("paragraph"))
+    docs = _short_line_pages(300)
+    for k, doc in enumerate(online.prepare_many([*docs, docs[3] + "\n" + docs[0]])):
+        for skip in (set(), {"d0"}, {"d1", "d3"}):
+            ids, want = every_key(online, doc, skip)
+            got = online._candidates(doc, skip)
+            assert got[0] == ids and [x.tolist() for x in got[1:]] == want
+        online.add(f"d{k}", doc)
+    assert len(want[0]) > 1000

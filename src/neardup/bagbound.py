@@ -77,6 +77,19 @@ class TokenBuckets:
             np.concatenate([p.lengths for p in parts]),
         )
 
+    def texts(self, lo: int, hi: int) -> TokenBuckets:
+        """The rows of texts ``lo:hi`` as buckets of their own (copies): a batch's texts cut
+        per document, as the online index keeps them."""
+        row = self.row[lo:hi]
+        kept = row[row >= 0]
+        first = int(kept.min()) if len(kept) else 0
+        last = int(kept.max()) + 1 if len(kept) else 0  # rows are in text order
+        return TokenBuckets(
+            self.counts[first:last].copy(),
+            np.where(row >= 0, row - first, -1),
+            self.lengths[first:last].copy(),
+        )
+
     def may_be_copies(
         self, left: np.ndarray, right: np.ndarray, strict: np.ndarray, rule: CopyRule
     ) -> np.ndarray:

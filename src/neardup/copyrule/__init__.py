@@ -53,7 +53,7 @@ from .align import token_alignment
 from .boilerplate import Boilerplate
 from .rule import RULE_VERSION, CopyRule, CopyVerdict, Verdicts
 from .tokens import CJK_RANGES, number_keys, token_codes, token_flags, tokenize
-from .verdicts import TextMemo, judge, judge_pairs, strict_least, substituted
+from .verdicts import TextMemo, judge, judge_pairs, least_share, strict_least, substituted
 
 __all__ = [
     "CJK_RANGES",
@@ -65,6 +65,7 @@ __all__ = [
     "Verdicts",
     "judge",
     "judge_pairs",
+    "least_share",
     "number_keys",
     "strict_least",
     "substituted",

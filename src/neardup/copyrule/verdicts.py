@@ -305,6 +305,13 @@ def strict_least(short_len: np.ndarray, long_len: np.ndarray, rule: CopyRule) ->
     return np.where(heard, np.minimum(least, _heard_floor(long_len)), least)
 
 
+def least_share(rule: CopyRule) -> float:
+    """A share of the longer text's tokens that :func:`strict_least` never asks less than,
+    whatever the lengths: ``strict_least(s, l) >= ceil(least_share(rule) · l)``. Two texts whose
+    bags hold fewer tokens in common are no copy under the short-text rule."""
+    return min(rule.short_similarity, rule.coverage, HEARD_FLOOR)
+
+
 def _value_verdicts(
     texts: Sequence[str],
     left: np.ndarray,

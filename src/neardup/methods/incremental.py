@@ -452,7 +452,7 @@ class ParagraphOnline:
         ``k``): prepared in one batch, then cut per document. One document at a time, a store
         of 21,000 stories took 96 s to open (each looking its grams up in the common-gram
         table on its own)."""
-        whole = self.method.inner.prepare(compared)
+        whole = self.method.inner.prepare(compared, buckets=self.method._buckets())
         return [
             self.method.prepared_paragraphs(part, counts[k : k + 1])
             for k, part in enumerate(split_documents(whole, counts.tolist()))
@@ -502,46 +502,86 @@ class ParagraphOnline:
         para = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
         return list(zip(para.tolist(), values.tolist(), strict=True))
 
-    def _candidates(self, doc: Doc, exclude: str | None) -> list[tuple[int, str, int]]:
-        """(query paragraph, kept document, its paragraph) sharing a key, each once."""
-        found: dict[tuple[int, str, int], None] = {}
+    def _candidates(self, doc: Doc, skip: set[str]) -> tuple[list[str], np.ndarray, ...]:
+        """(query paragraph, kept document, its paragraph) sharing a key, each once, in the
+        order the query's paragraphs (and each one's keys) meet them; kept documents in
+        ``skip`` left out. Returns the kept documents in the order they are met, and per
+        candidate its query paragraph, its document (a place in that list) and paragraph."""
         if self.topic:
+            found: dict[tuple[int, str, int], None] = {}
             for i, f in enumerate(doc.state):
                 for (doc_id, j), _d in self.index.query(f):
                     found[(i, doc_id, j)] = None
-        else:
-            for i, key in self._keys(doc.state):
-                for doc_id, j in self.postings.get(key, {}):
-                    found[(i, doc_id, j)] = None
-        return [c for c in found if c[1] != exclude]
+            triples = [c for c in found if c[1] not in skip]
+            ids = list(dict.fromkeys(d for _i, d, _j in triples))
+            rank = {d: k for k, d in enumerate(ids)}
+            return ids, *(
+                np.array(column, np.int64)
+                for column in (
+                    [i for i, _d, _j in triples],
+                    [rank[d] for _i, d, _j in triples],
+                    [j for _i, _d, j in triples],
+                )
+            )
+        return self._copy_candidates(doc, skip)
+
+    def _copy_candidates(self, doc: Doc, skip: set[str]) -> tuple[list[str], np.ndarray, ...]:
+        """:meth:`_candidates` of the copy evidence. A paragraph's candidates are those of its
+        keys, so paragraphs with the same keys (a line repeated thousands of times) have them
+        looked up once; the rest is array work."""
+        values, offsets = self.method.usable_sketch(doc.state)
+        values, bounds = values.tolist(), offsets.tolist()
+        shared: dict[tuple[int, ...], int] = {}  # a paragraph's keys -> their candidates' place
+        met: dict[str, int] = {}  # kept documents in the order their candidates are made
+        docs: list[int] = []
+        paras: list[int] = []
+        starts = [0]
+        which = np.empty(len(bounds) - 1, np.int64)
+        for i in range(len(bounds) - 1):
+            keys = tuple(values[bounds[i] : bounds[i + 1]])
+            at = shared.get(keys)
+            if at is None:
+                at = shared[keys] = len(shared)
+                found = dict.fromkeys(e for key in keys for e in self.postings.get(key, ()))
+                for doc_id, j in found:
+                    if doc_id not in skip:
+                        docs.append(met.setdefault(doc_id, len(met)))
+                        paras.append(j)
+                starts.append(len(docs))
+            which[i] = at
+        lo, n = np.array(starts[:-1], np.int64)[which], np.diff(starts)[which]
+        at = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()), dtype=np.int64)
+        qi = np.repeat(np.arange(len(which), dtype=np.int64), n)
+        dj, pj = np.array(docs, np.int64)[at], np.array(paras, np.int64)[at]
+        seen, first = np.unique(dj, return_index=True)
+        seen = seen[np.argsort(first, kind="stable")]  # in the order of the candidates
+        place = np.zeros(len(met), np.int64)
+        place[seen] = np.arange(len(seen))
+        order = list(met)
+        return [order[k] for k in seen.tolist()], qi, place[dj], pj
 
     def matches(self, doc: Doc, *, exclude: str | None = None) -> list[Match]:
         from ..containment import document_shares, frame_rows, line_rows
 
         key = self._key(doc)  # exact copies, as a batch groups them first
         exact = self.identical.matches(key, exclude) if key else []
-        same = {m.id for m in exact}
-        found = [c for c in self._candidates(doc, exclude) if c[1] not in same]
-        if not found:
+        skip = {m.id for m in exact} | ({exclude} if exclude is not None else set())
+        ids, qi, dj, pj = self._candidates(doc, skip)
+        if not ids:
             return _best_first(exact, self.order)
-        ids = list(dict.fromkeys(d for _i, d, _j in found))
-        rank = {d: k for k, d in enumerate(ids)}  # kept documents come first: a < query
-        query_pos = len(ids)
-        qi = np.array([i for i, _d, _j in found], np.int64)
-        dj = np.array([rank[d] for _i, d, _j in found], np.int64)
-        pj = np.array([j for _i, _d, j in found], np.int64)
+        query_pos = len(ids)  # kept documents come first: a < query
         if self.topic:
-            ones = np.ones(len(found))
+            ones = np.ones(len(qi))
             counts = np.array([len(self.docs[d]) for d in ids], np.int64)
             shares = document_shares(
                 dj,
-                np.full(len(found), query_pos),
+                np.full(len(qi), query_pos),
                 pj,
                 qi,
                 ones,
                 ones,
                 counts[dj],
-                np.full(len(found), len(doc.state)),
+                np.full(len(qi), len(doc.state)),
             )
         else:
             stored = [self.docs[d] for d in ids]

@@ -47,7 +47,7 @@ too small a share to be duplicates are *partial duplicates*: reported (``related
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -64,6 +64,7 @@ from ..containment import (
     frame_rows,
     line_rows,
 )
+from ..copyrule import least_share
 from ..copyrule import substituted as versions_with_values
 from ..errors import ConfigError
 from ..features import paragraphs as split_paragraphs
@@ -76,6 +77,7 @@ from ..parallel import chunk_ranges
 from .auto import VERIFY_CHUNK, AutoConfig, AutoMethod, persisted_options
 from .base import exact_copy_pairs, identical_groups
 from .commongrams import CommonGrams
+from .paragraphpairs import ROW_MASK, VetoRows, per_distinct_texts
 from .prepared import Prepared
 
 EVIDENCE = ("copy", "topic")
@@ -85,7 +87,6 @@ CONTAINED_COVERAGE = 0.01
 CROSS_CHUNK = 1 << 20  # paragraph pairs of candidate documents built at a time (memory)
 HEADLINE_TOKENS = 20  # a first paragraph of at most this many tokens may be a headline
 TOPIC_EXACT_KEY = "normalised paragraphs"  # the topic evidence's exact-copy key (persisted)
-ROW_MASK = np.int64(0xFFFFFFFF)  # the paragraph row of a ``k << 32 | row`` key
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -341,9 +342,30 @@ class ParagraphMethod:
         (:meth:`_overlapping`). ``contained``
         (default: the ``contained_paragraphs`` option): a pair rejected as a copy only because
         the shorter covers too little of the longer matches too, not whole — it counts only in
-        a document pair with a whole match (:func:`neardup.containment.document_shares`)."""
+        a document pair with a whole match (:func:`neardup.containment.document_shares`).
+        Each pair of texts is judged once (:func:`per_distinct_texts`)."""
         if contained is None:
             contained = self.config.contained_paragraphs
+
+        def judge(
+            a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
+        ) -> tuple[np.ndarray, ...]:
+            return self._matches(a, ia, b, ib, copies_only=copies_only, contained=contained)
+
+        ok, whole, covered_a, covered_b = per_distinct_texts(judge, a, ia, b, ib)
+        return ok, whole, covered_a, covered_b
+
+    def _matches(
+        self,
+        a: Paragraphs,
+        ia: np.ndarray,
+        b: Paragraphs,
+        ib: np.ndarray,
+        *,
+        copies_only: bool,
+        contained: bool,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`matches` of every pair given."""
         verdicts, checked, _short = self.inner.judge(a.prepared, ia, b.prepared, ib)
         ok = np.zeros(len(ia), np.bool_)
         frac_a = np.zeros(len(ia))
@@ -359,7 +381,8 @@ class ParagraphMethod:
         whole = ok.copy()
         if contained and not copies_only:
             rest = np.flatnonzero(~ok)
-            hit, cov_a, cov_b = self.contained_matches(a, ia[rest], b, ib[rest])
+            hit, cov_a, cov_b = self._contained(a, ia[rest], b, ib[rest])
+            cov_a, cov_b = cov_a[hit], cov_b[hit]
             ok[rest[hit]] = True
             frac_a[rest[hit]] = cov_a
             frac_b[rest[hit]] = cov_b
@@ -370,7 +393,15 @@ class ParagraphMethod:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Pairs that are copies by the copy rule without its coverage floor (the shorter
         contained in the longer, however little of it it covers), and the share of each side
-        the match holds (:func:`_side_share`)."""
+        the match holds (:func:`_side_share`); each pair of texts judged once."""
+        hit, frac_a, frac_b = per_distinct_texts(self._contained, a, ia, b, ib)
+        return hit, frac_a[hit], frac_b[hit]
+
+    def _contained(
+        self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`contained_matches` of every pair given: whether it matches, and the share of
+        each side it holds (0 where it does not)."""
         judge = AutoMethod(
             replace(self.inner.config, coverage=CONTAINED_COVERAGE), tables=self.inner.tables
         )
@@ -380,7 +411,7 @@ class ParagraphMethod:
         self._fractions(a, ia, b, ib, checked, verdicts, frac_a, frac_b)
         hit = np.zeros(len(ia), np.bool_)
         hit[checked] = verdicts.copy
-        return hit, frac_a[hit], frac_b[hit]
+        return hit, np.where(hit, frac_a, 0.0), np.where(hit, frac_b, 0.0)
 
     @staticmethod
     def _fractions(
@@ -445,9 +476,10 @@ class ParagraphMethod:
         documents' paragraphs alone, so every surface makes it alike."""
         da, db = np.asarray(da, np.int64), np.asarray(db, np.int64)
         copied_a, copied_b, changes = [], [], []  # copies across each pair, and their changes
-        k, ia, ib = self._passing(a, da, b, db)
+        rows = VetoRows(a, b, da, db)
+        k, ia, ib = self._passing(a, da, b, db, rows)
         for lo, hi in chunk_ranges(len(k), VERIFY_CHUNK):
-            ok, changed = self._copies(a, ia[lo:hi], b, ib[lo:hi])
+            ok, changed = per_distinct_texts(self._copies, a, ia[lo:hi], b, ib[lo:hi])
             copied_a.append(((k[lo:hi] << 32) | ia[lo:hi])[ok])
             copied_b.append(((k[lo:hi] << 32) | ib[lo:hi])[ok])
             changes.append(changed[ok])
@@ -456,10 +488,10 @@ class ParagraphMethod:
         copies_b = unique_sorted(np.concatenate([none, *copied_b]))
         copied_rest = _all_but_first_copied(a, da, copies) & _all_but_first_copied(b, db, copies_b)
         found = []
-        for k, ia, ib in _cross_chunks(a, da, b, db):  # again: the pairs are not held
-            free = ~in_sorted((k << 32) | ia, copies) & ~in_sorted((k << 32) | ib, copies_b)
-            k, ia, ib = k[free], ia[free], ib[free]
-            versions, one_value = self._versions(a, ia, b, ib)
+        free = self._may_be_versions(a, da, b, db, rows, copies, copies_b)
+        for lo, hi in chunk_ranges(len(free[0]), VERIFY_CHUNK):
+            k, ia, ib = (x[lo:hi] for x in free)
+            versions, one_value = per_distinct_texts(self._versions, a, ia, b, ib)
             versions &= ~(_headlines(a, ia, b, ib, most=HEADLINE_TOKENS) & copied_rest[k])
             found.append((k[versions], a.index[ia[versions]], b.index[ib[versions]]))
             copied_a.append(((k << 32) | ia)[one_value])
@@ -492,19 +524,50 @@ class ParagraphMethod:
         return np.where(short, 0, cfg.max_value_changes).astype(np.int64)
 
     def _passing(
-        self, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray
+        self, a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray, rows: VetoRows
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The paragraph pairs ``(k, row in a, row in b)`` of the documents ``da[k]``, ``db[k]``
-        whose shape can pass the copy rule (:meth:`AutoMethod.passing`): few of the pairs, so
-        they are held and judged together, not a piece of the cross product at a time (which
-        tokenized a paragraph again for every piece it appeared in)."""
-        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for k, ia, ib in _cross_chunks(a, da, b, db):
-            at = self.inner.passing(a.prepared, ia, b.prepared, ib)
-            found.append((k[at], ia[at], ib[at]))
-        none = np.empty(0, np.int64)
-        k, ia, ib = (np.concatenate([none, *(f[i] for f in found)]) for i in range(3))
-        return k, ia, ib
+        whose shape can pass the copy rule (:meth:`AutoMethod.passing`), in order: few of the
+        pairs, so they are held and judged together, not a piece of the cross product at a time
+        (which tokenized a paragraph again for every piece it appeared in). Only pairs holding
+        what a copy holds in common are looked at (:mod:`neardup.methods.paragraphpairs`): their
+        token bags :func:`neardup.copyrule.least_share` of the longer's tokens (the short-text
+        rule), or their rare grams ``coverage`` of the larger set (the rule on grams)."""
+        joins = [
+            ("tokens", least_share(self.inner.config.rule())),
+            ("grams", self.inner.config.coverage),
+        ]
+
+        def keep(k: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+            can = np.zeros(len(ia), np.bool_)  # pairs of a document pair's distinct texts
+            can[self.inner.passing(a.prepared, ia, b.prepared, ib)] = True
+            return can
+
+        return rows.held(rows.sharing(joins, CROSS_CHUNK), keep)
+
+    def _may_be_versions(
+        self,
+        a: Paragraphs,
+        da: np.ndarray,
+        b: Paragraphs,
+        db: np.ndarray,
+        rows: VetoRows,
+        copies: np.ndarray,
+        copies_b: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pairs of paragraphs copied on neither side (``copies``, ``copies_b``: keys
+        ``k << 32 | row``) whose token bags hold ``version_coverage`` of the longer's tokens
+        (what :func:`neardup.copyrule.substituted` asks first of a version), in order."""
+        share = self.config.version_coverage
+
+        def keep(k: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+            free = ~in_sorted((k << 32) | ia, copies) & ~in_sorted((k << 32) | ib, copies_b)
+            if rows.joined:  # the bags are made: most pairs end here, before any alignment
+                free[free] = rows.bags_hold(ia[free], ib[free], share)
+            return free
+
+        only = rows.uncopied(copies, copies_b)  # a page copied line for line: none
+        return rows.held(rows.sharing([("tokens", share)], CROSS_CHUNK, only), keep)
 
     def _versions(
         self, a: Paragraphs, ia: np.ndarray, b: Paragraphs, ib: np.ndarray
@@ -896,39 +959,6 @@ def _all_but_first_copied(p: Paragraphs, docs: np.ndarray, copied: np.ndarray) -
     pair, row = copied >> 32, copied & ROW_MASK
     found = np.bincount(pair[rest[row]], minlength=len(docs))
     return (need > 0) & (found == need)
-
-
-def _cross_chunks(
-    a: Paragraphs, da: np.ndarray, b: Paragraphs, db: np.ndarray, size: int | None = None
-) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Every pair of usable paragraphs of documents ``da[k]`` (rows of ``a``) and ``db[k]``
-    (rows of ``b``): ``(k, row in a, row in b)``, in order (pairs, then rows of ``a``, then of
-    ``b``; paragraph rows are in document order), about ``size`` (``CROSS_CHUNK``) at a time:
-    two documents of thousands of lines each make millions of pairs, so a document pair's rows
-    of ``a`` are cut into pieces of at most ``size // nb`` rows."""
-    size = CROSS_CHUNK if size is None else size
-    rows_a, rows_b = np.flatnonzero(a.usable), np.flatnonzero(b.usable)
-    lo_a = np.searchsorted(a.doc[rows_a], da, "left")
-    lo_b = np.searchsorted(b.doc[rows_b], db, "left")
-    na = np.searchsorted(a.doc[rows_a], da, "right") - lo_a
-    nb = np.searchsorted(b.doc[rows_b], db, "right") - lo_b
-    step = np.maximum(1, size // np.maximum(nb, 1))  # rows of a per piece
-    pieces = np.where(nb > 0, -(-na // step), 0)  # only pairs with paragraphs on both sides
-    pk = np.repeat(np.arange(len(da), dtype=np.int64), pieces)
-    first = (np.arange(len(pk)) - np.repeat(np.cumsum(pieces) - pieces, pieces)) * step[pk]
-    count = np.minimum(step[pk], na[pk] - first)  # rows of a in each piece
-    rows = count * nb[pk]
-    ends = np.cumsum(rows)
-    start = 0
-    while start < len(pk):
-        stop = max(start + 1, int(np.searchsorted(ends, ends[start] - rows[start] + size, "right")))
-        k = np.repeat(pk[start:stop], rows[start:stop])
-        offset = np.repeat(first[start:stop], rows[start:stop])
-        within = np.arange(len(k), dtype=np.int64) - np.repeat(
-            np.cumsum(rows[start:stop]) - rows[start:stop], rows[start:stop]
-        )
-        yield k, rows_a[lo_a[k] + offset + within // nb[k]], rows_b[lo_b[k] + within % nb[k]]
-        start = stop
 
 
 def _documents(

@@ -184,7 +184,8 @@ def split_prepared(p: Prepared) -> list[Prepared]:
 
 def split_documents(p: Prepared, counts: Sequence[int]) -> list[Prepared]:
     """``p`` cut into consecutive parts of ``counts[k]`` texts (a document's paragraphs), each
-    with arrays of its own: many documents prepared in one batch, kept one by one."""
+    with arrays of its own (its token buckets too): many documents prepared in one batch, kept
+    one by one."""
     parts, lo = [], 0
     for n in counts:
         hi = lo + int(n)
@@ -195,6 +196,7 @@ def split_documents(p: Prepared, counts: Sequence[int]) -> list[Prepared]:
                 set_range(p.sketch, lo, hi),
                 p.tokens[lo:hi].copy(),
                 set_range(p.sample, lo, hi),
+                None if p.buckets is None else p.buckets.texts(lo, hi),
             )
         )
         lo = hi
