@@ -9,9 +9,15 @@ import sys
 
 from ..cluster import CLUSTER_RULES, KEEP_RULES
 from ..pipeline.run import KEPT_MODES, DedupOptions, run_dedup
-from ..readers import FORMATS, ON_ERROR
+from ..readers import FORMATS
 from ..shown import shown_path
-from .options import add_method_options, add_workers_option, method_options, output_directory
+from .options import (
+    add_method_options,
+    add_on_error_option,
+    add_workers_option,
+    method_options,
+    output_directory,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,13 +60,7 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
         "--text-field", default="text", help="field/column holding the text (default: text)"
     )
     p.add_argument("--id-field", help="field/column holding the id (default: the record number)")
-    p.add_argument(
-        "--on-error",
-        choices=ON_ERROR,
-        default="fail",
-        help="bad records: fail with an error naming them, or skip and count them "
-        "(default: %(default)s)",
-    )
+    add_on_error_option(p)
 
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:

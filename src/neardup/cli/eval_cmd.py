@@ -7,11 +7,11 @@ import sys
 
 from ..errors import ConfigError
 from ..methods import DEFAULT_METHOD
-from ..readers import ON_ERROR
 from ..shown import shown_path
 from .method_help import use_method_help
 from .options import (
     METHOD_NAMES,
+    add_on_error_option,
     add_tables_option,
     add_workers_option,
     loaded_tables,
@@ -47,13 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "are one cluster",
     )
     p.add_argument("--corpus", help="pairs given by id1/id2: the corpus (id, text) they refer to")
-    p.add_argument(
-        "--on-error",
-        choices=ON_ERROR,
-        default="fail",
-        help="bad records: fail with an error naming them, or skip and count them "
-        "(default: %(default)s)",
-    )
+    add_on_error_option(p)
     p.add_argument(
         "--option",
         action="append",

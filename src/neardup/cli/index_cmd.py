@@ -20,7 +20,7 @@ from ..errors import ConfigError, DocumentConflictError, InputError, StoreError
 from ..inputs import Inputs
 from ..online import id_too_long
 from ..pipeline.reading import progress, warn_lost_tail
-from ..readers import FORMATS, LOST_TAIL, ON_ERROR, Record, Skipped
+from ..readers import FORMATS, LOST_TAIL, Record, Skipped
 from ..shown import shown_path
 from ..store.url import redact
 from .detector_options import (
@@ -30,7 +30,7 @@ from .detector_options import (
     open_store_for,
     warn_writer,
 )
-from .options import add_workers_option, reader_options
+from .options import add_on_error_option, add_workers_option, reader_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,13 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--text-field", default="text", help="field/column holding the text (default: text)"
         )
         a.add_argument("--id-field", help="id field (default: the record number)")
-        a.add_argument(
-            "--on-error",
-            choices=ON_ERROR,
-            default="fail",
-            help="bad records: fail with an error naming them, or skip and count them "
-            "(default: %(default)s)",
-        )
+        add_on_error_option(a)
         a.add_argument(
             "--batch-size",
             type=int,

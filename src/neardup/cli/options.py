@@ -272,6 +272,19 @@ def reader_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def add_on_error_option(parser: Any) -> None:
+    """``--on-error``: what a command that reads records does with a bad one."""
+    from ..readers import ON_ERROR
+
+    parser.add_argument(
+        "--on-error",
+        choices=ON_ERROR,
+        default="fail",
+        help="bad records: fail with an error naming them, or skip and count them "
+        "(default: %(default)s)",
+    )
+
+
 def add_workers_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",

@@ -9,8 +9,13 @@ import sys
 from ..cluster import CONTAINER_BATCH_ONLY, DISTRIBUTED_KEEP_RULES
 from ..errors import ConfigError, NeardupError
 from ..methods import SPARK_DEFAULT_METHOD
-from ..readers import ON_ERROR
-from .options import add_method_options, loaded_tables, method_options, output_directory
+from .options import (
+    add_method_options,
+    add_on_error_option,
+    loaded_tables,
+    method_options,
+    output_directory,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="first",
         help="default: first",
     )
-    p.add_argument("--on-error", choices=ON_ERROR, default="fail", help="default: fail")
+    add_on_error_option(p)
     p.add_argument("--partitions", type=int, help="shuffle partitions (default: 2 x cores)")
     p.add_argument(
         "--conf",
